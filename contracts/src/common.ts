@@ -1,0 +1,74 @@
+import { z } from 'zod';
+
+export const RoleNameSchema = z
+  .enum(['patient', 'healthProvider', 'admin'])
+  .describe('Role of a user, always a plain string');
+export type RoleName = z.infer<typeof RoleNameSchema>;
+
+export const SelfRegisterRoleSchema = z.enum(['patient', 'healthProvider']);
+
+export const FieldErrorSchema = z.object({
+  field: z.string(),
+  message: z.string(),
+});
+export type FieldError = z.infer<typeof FieldErrorSchema>;
+
+export const ErrorResponseSchema = z.object({
+  success: z.literal(false),
+  message: z.string(),
+  code: z.string().optional().describe('Stable machine-readable error code'),
+  errors: z.array(FieldErrorSchema).optional(),
+});
+export type ErrorResponse = z.infer<typeof ErrorResponseSchema>;
+
+export const PaginationSchema = z.object({
+  currentPage: z.number().int(),
+  pageSize: z.number().int(),
+  totalPages: z.number().int(),
+  totalItems: z.number().int(),
+  hasPrevPage: z.boolean(),
+  hasNextPage: z.boolean(),
+});
+export type Pagination = z.infer<typeof PaginationSchema>;
+
+/** `page` from 1 and `limit`; bounded so that no request can ask for an unbounded page. */
+export function pageQuerySchema(defaultLimit: number, maxLimit = 100) {
+  return z.object({
+    page: z.coerce.number().int().min(1).max(1_000_000).default(1),
+    limit: z.coerce.number().int().min(1).max(maxLimit).default(defaultLimit),
+  });
+}
+
+/** The success envelope of DESIGN §4. */
+export function envelope<T extends z.ZodType>(data: T) {
+  return z.object({
+    success: z.literal(true),
+    message: z.string().optional(),
+    data,
+  });
+}
+
+export function pagedEnvelope<T extends z.ZodType>(item: T) {
+  return z.object({
+    success: z.literal(true),
+    message: z.string().optional(),
+    data: z.array(item),
+    pagination: PaginationSchema,
+  });
+}
+
+export const MessageOnlyResponseSchema = z.object({
+  success: z.literal(true),
+  message: z.string(),
+  data: z.null(),
+});
+
+export const IdParamSchema = z.object({ id: z.uuid() });
+
+/** Dates of birth travel as calendar dates (YYYY-MM-DD) so that no time zone can shift them. */
+export const CalendarDateSchema = z.iso.date().describe('Calendar date, YYYY-MM-DD');
+
+/** Optional free-text field: empty strings are accepted from forms and stored as null. */
+export const optionalText = (max = 200) => z.string().trim().max(max).nullish();
+
+export const EmailSchema = z.email().max(254).trim().toLowerCase();

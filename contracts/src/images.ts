@@ -1,0 +1,98 @@
+import { z } from 'zod';
+import { RoleNameSchema, pageQuerySchema } from './common.ts';
+import { DicomItemSchema } from './dicom.ts';
+
+/** The four accepted kinds; the server decides the kind from the file's bytes. */
+export const ImageContentTypeSchema = z
+  .enum(['image/jpeg', 'image/png', 'application/pdf', 'application/dicom'])
+  .describe('Type decided from the file bytes');
+export type ImageContentType = z.infer<typeof ImageContentTypeSchema>;
+
+/** Texts of the spec (§5) the web shows as they come. */
+export const ImageMessages = {
+  invalidType: 'Invalid file type. Allowed: .jpg, .png, .pdf, .dicom',
+  tooLarge: (mb: number) => `File size exceeds ${mb}MB limit.`,
+  noFile: 'Please select a file to upload.',
+  noCaption: 'Please provide a caption.',
+  emptyFile: 'The selected file is empty.',
+  unknownPatient: 'Select an existing, active patient.',
+  uploaded: 'Image uploaded successfully!',
+  deleted: 'Image deleted successfully',
+} as const;
+
+/** Where the bytes of an image are read (bearer header only; never a token in the URL). */
+export const ImagePaths = {
+  content: (id: string) => `/api/images/${id}/content`,
+  thumbnail: (id: string) => `/api/images/${id}/thumbnail`,
+} as const;
+
+export const UserRefSchema = z.object({
+  id: z.uuid(),
+  firstname: z.string(),
+  lastname: z.string(),
+});
+export type UserRef = z.infer<typeof UserRefSchema>;
+
+export const UserWithRoleRefSchema = UserRefSchema.extend({ role: RoleNameSchema });
+export type UserWithRoleRef = z.infer<typeof UserWithRoleRefSchema>;
+
+/** The state of the viewer's share of an image (or 'owner' when the viewer needs no share). */
+export const AccessStateSchema = z
+  .enum(['owner', 'pending', 'verified', 'expired', 'revoked', 'locked'])
+  .describe("How the viewer reaches the image: 'owner' (uploader or admin) or the state of the share to them");
+export type AccessState = z.infer<typeof AccessStateSchema>;
+
+export const ThumbnailStatusSchema = z
+  .enum(['none', 'pending', 'ready', 'failed'])
+  .describe("'none' for PDF and DICOM (no thumbnail yet), 'pending' while it is made after the upload");
+
+/** One card of View Images. Content URLs are present only when the viewer may see the content. */
+export const ImageSchema = z.object({
+  id: z.uuid().describe('Image id (imagemetadataId in share requests)'),
+  caption: z.string(),
+  contentType: ImageContentTypeSchema,
+  sizeBytes: z.number().int().describe('Size of the original file in bytes'),
+  isShared: z.boolean().describe('The image came to the viewer through a share (not uploaded by them)'),
+  isVerified: z.boolean().describe('The viewer has unlocked the content (always true for the uploader and admins)'),
+  uploadedByMe: z.boolean(),
+  sharedBy: UserRefSchema.describe('Who shared it with the viewer; the uploader for own and admin-listed images'),
+  patient: UserRefSchema.nullable().describe('The patient the image was uploaded for'),
+  createdAt: z.string().describe('Upload time, or the share time for an image shared with the viewer'),
+  sharingId: z.uuid().nullable().describe('The share to the viewer (prefills the Verify dialog); never the code'),
+  accessState: AccessStateSchema,
+  expiresAt: z.string().nullable().describe('When the share to the viewer ends; null = never'),
+  revokedAt: z.string().nullable(),
+  thumbnailStatus: ThumbnailStatusSchema,
+  thumbnailUrl: z.string().nullable().describe('GET with the bearer header; null when no thumbnail or no access'),
+  image_url: z.string().nullable().describe('GET with the bearer header; null when the viewer may not see the content'),
+  dicom: DicomItemSchema.optional().describe('DICOM only: non-PHI attributes (UIDs only with access to the content)'),
+});
+export type Image = z.infer<typeof ImageSchema>;
+
+export const ListImagesQuerySchema = pageQuerySchema(10).strict();
+export type ListImagesQuery = z.infer<typeof ListImagesQuerySchema>;
+
+/** Multipart fields of POST /api/upload/image besides `file` (checked by the server after the stream). */
+export const UploadImageFieldsSchema = z.object({
+  caption: z.string().describe('Required, up to 500 characters'),
+  patientId: z
+    .string()
+    .optional()
+    .describe('UUID of an active patient; creates the patient’s own never-expiring share'),
+});
+
+export const ImageContentQuerySchema = z.strictObject({
+  download: z.enum(['0', '1']).optional().describe("'1' answers Content-Disposition: attachment"),
+});
+export type ImageContentQuery = z.infer<typeof ImageContentQuerySchema>;
+
+export const ImageStatsSchema = z.object({
+  totalImages: z.number().int().describe('Images the viewer sees in their lists'),
+  sharedImages: z
+    .number()
+    .int()
+    .describe('Of those, images that came through a share (admin: images with a live share)'),
+});
+export type ImageStats = z.infer<typeof ImageStatsSchema>;
+
+export const MAX_CAPTION_LENGTH = 500;

@@ -1,0 +1,69 @@
+import { z } from 'zod';
+import { UserRefSchema, UserWithRoleRefSchema } from './images.ts';
+
+export const ShareStateSchema = z
+  .enum(['pending', 'verified', 'expired', 'revoked', 'locked'])
+  .describe('pending: code not yet entered; locked: five wrong codes');
+export type ShareState = z.infer<typeof ShareStateSchema>;
+
+export const ShareRequestBodySchema = z.strictObject({
+  imagemetadataId: z.uuid().describe('The image to share'),
+  createdfor: z.uuid().describe('The recipient user id'),
+  expiresInHours: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(8760)
+    .optional()
+    .describe('Defaults to the share_expiry_hours setting; capped by share_expiry_max_hours'),
+  deidentify: z
+    .boolean()
+    .optional()
+    .describe(
+      'DICOM only: share a de-identified copy (PS3.15 Annex E basic profile) instead of the original; 409 when the image has burned-in annotation',
+    ),
+});
+export type ShareRequestBody = z.infer<typeof ShareRequestBodySchema>;
+
+export const ShareVerifyBodySchema = z.strictObject({
+  sharingRequestId: z.uuid().describe('The sharing id from the mail'),
+  verificationCode: z
+    .string()
+    .trim()
+    .regex(/^\d{6}$/, 'The code has 6 digits')
+    .describe('The 6-digit code from the mail'),
+});
+export type ShareVerifyBody = z.infer<typeof ShareVerifyBodySchema>;
+
+/** A share as its creator sees it: never the code. */
+export const ShareSchema = z.object({
+  id: z.uuid().describe('The sharing id'),
+  imageId: z.uuid(),
+  recipient: UserWithRoleRefSchema,
+  createdBy: UserRefSchema,
+  state: ShareStateSchema,
+  isPatientShare: z.boolean().describe('The automatic, never-expiring share to the image’s patient'),
+  expiresAt: z.string().nullable(),
+  verifiedAt: z.string().nullable(),
+  revokedAt: z.string().nullable(),
+  createdAt: z.string(),
+});
+export type Share = z.infer<typeof ShareSchema>;
+
+export const ShareVerifyResponseDataSchema = z.object({
+  sharingId: z.uuid(),
+  imageId: z.uuid(),
+  verifiedAt: z.string(),
+  expiresAt: z.string().nullable(),
+});
+export type ShareVerifyResponseData = z.infer<typeof ShareVerifyResponseDataSchema>;
+
+export const SharingMessages = {
+  shared: 'Image shared successfully',
+  verified: 'Image verified successfully',
+  revoked: 'Share revoked',
+  wrongCode: 'Invalid verification code',
+  locked: 'Too many wrong codes: this share is locked. Ask the sender to share the image again.',
+  expired: 'This share has expired. Ask the sender to share the image again.',
+  notFound: 'Share not found',
+} as const;

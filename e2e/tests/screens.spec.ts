@@ -1,0 +1,91 @@
+import { AxeBuilder } from '@axe-core/playwright';
+import { type Page, expect, test } from '@playwright/test';
+import { registerViaApi, uniqueUser } from '../support/api.ts';
+import { loginThroughUi, screenshot } from '../support/ui.ts';
+
+const widths = [1280, 390];
+
+/** axe-core: no serious or critical violation on the page as it stands. */
+async function expectAccessible(page: Page) {
+  const result = await new AxeBuilder({ page }).analyze();
+  const bad = result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+  expect(bad.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)).toEqual([]);
+}
+
+for (const width of widths) {
+  test.describe(`public screens at ${width} px`, () => {
+    test.use({ viewport: { width, height: width > 800 ? 900 : 844 } });
+
+    test('landing page shows the four promises, the figures and the footer', async ({ page }) => {
+      await page.goto('/');
+      for (const text of ['500K+', '24/7', '1M+']) await expect(page.getByText(text).first()).toBeVisible();
+      await expect(page.getByRole('link', { name: /share demo/i }).first()).toBeVisible();
+      await screenshot(page, 'landing');
+      await expectAccessible(page);
+    });
+
+    test('share demo copies a link', async ({ page, context }) => {
+      await context.grantPermissions(['clipboard-read', 'clipboard-write']);
+      await page.goto('/share-image');
+      await expect(page.locator('img')).toHaveCount(4);
+      await page.getByRole('button', { name: /copy link/i }).first().click();
+      await expect(page.getByText('Link copied to clipboard!')).toBeVisible();
+      await screenshot(page, 'share-image');
+      await expectAccessible(page);
+    });
+
+    test('login, register steps, forgot password, verify and reset screens', async ({ page }) => {
+      await page.goto('/login');
+      await expect(page.getByText('Welcome back! Glad to see you again!')).toBeVisible();
+      await screenshot(page, 'login');
+      await expectAccessible(page);
+
+      await page.goto('/register');
+      await screenshot(page, 'register-1-role');
+      await expectAccessible(page);
+      await page.getByRole('button', { name: 'Next' }).click();
+      await expect(page.getByText('Please select a role to continue.')).toBeVisible();
+      await page.getByRole('radio', { name: /^Health Provider/ }).check();
+      await page.getByRole('button', { name: 'Next' }).click();
+      await screenshot(page, 'register-2-personal');
+      await page.getByRole('button', { name: 'Next' }).click();
+      await expect(page.getByLabel('License number')).toBeVisible();
+      await screenshot(page, 'register-3-medical');
+      await page.getByRole('button', { name: 'Next' }).click();
+      await screenshot(page, 'register-4-security');
+
+      await page.goto('/forgot-password');
+      await screenshot(page, 'forgot-password');
+      await expectAccessible(page);
+      await page.goto('/verify-account');
+      await screenshot(page, 'verify-account');
+      await expectAccessible(page);
+      await page.goto('/reset-password?token=example-token-value-123456');
+      await screenshot(page, 'reset-password');
+      await expectAccessible(page);
+      await page.goto('/no-such-page');
+      await screenshot(page, 'not-found');
+    });
+  });
+}
+
+test.describe('signed-in shell', () => {
+  for (const width of widths) {
+    test(`shell with the role-aware menu at ${width} px`, async ({ page }) => {
+      await page.setViewportSize({ width, height: 900 });
+      const u = uniqueUser('patient');
+      await registerViaApi(u);
+      await loginThroughUi(page, u.email, u.password);
+      await expect(page).toHaveURL(/\/view-images/, { timeout: 10_000 });
+      if (width < 1024) {
+        await page.getByRole('button', { name: 'Open menu' }).click();
+      }
+      const menu = page.getByRole('navigation', { name: 'Main menu' }).last();
+      await expect(menu.getByRole('link', { name: 'View Images' })).toBeVisible();
+      await expect(menu.getByRole('link', { name: 'Upload Image' })).toHaveCount(0);
+      await expect(menu.getByRole('link', { name: 'Settings' })).toHaveCount(0);
+      await screenshot(page, 'shell-patient');
+      await expectAccessible(page);
+    });
+  }
+});

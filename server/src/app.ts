@@ -1,0 +1,161 @@
+import helmet from '@fastify/helmet';
+import rateLimit from '@fastify/rate-limit';
+import fastifyStatic from '@fastify/static';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
+import { jsonSchemaTransform, serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import { existsSync, readFileSync } from 'node:fs';
+import type { Writable } from 'node:stream';
+import { fileURLToPath } from 'node:url';
+import { sql } from 'kysely';
+import type { Logger } from 'pino';
+import { type AppContext, createAppContext } from './app-context.ts';
+import type { Config } from './config.ts';
+import { tooManyRequests } from './errors.ts';
+import { registerErrorHandler } from './http/error-handler.ts';
+import { loggerOptions } from './http/logger.ts';
+import { registerMetrics } from './http/metrics.ts';
+import { authRoutes } from './modules/auth/auth.routes.ts';
+import { analysisRoutes } from './modules/analysis/analysis.routes.ts';
+import { auditRoutes } from './modules/audit/audit.routes.ts';
+import { dicomMetadataRoutes, dicomwebRoutes } from './modules/dicom/dicom.routes.ts';
+import { imagesRoutes } from './modules/images/images.routes.ts';
+import { messagesRoutes } from './modules/messages/messages.routes.ts';
+import { rolesRoutes } from './modules/roles/roles.routes.ts';
+import { settingsRoutes } from './modules/settings/settings.routes.ts';
+import { sharingRoutes } from './modules/sharing/sharing.routes.ts';
+import { adminRoutes, usersRoutes } from './modules/users/users.routes.ts';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    ctx: AppContext;
+  }
+}
+
+const DEFAULT_WEB_DIST = fileURLToPath(new URL('../../web/dist', import.meta.url));
+const NONCE_PLACEHOLDER = /__CSP_NONCE__/g;
+
+/** The whole app as one Fastify instance: plugins first, then routes, then the SPA. */
+export async function buildApp(config: Config, options: { logStream?: Writable } = {}): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: options.logStream ? { ...loggerOptions(config), stream: options.logStream } : loggerOptions(config),
+    trustProxy: config.trustProxy,
+    bodyLimit: 1024 * 1024,
+    // Field names and message texts of the spec use these; the ids come from our own UUIDs.
+    routerOptions: { maxParamLength: 200 },
+    ajv: undefined,
+  }).withTypeProvider<ZodTypeProvider>();
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+
+  const ctx = await createAppContext(config, app.log as unknown as Logger);
+  app.decorate('ctx', ctx);
+  app.decorateRequest('actor', null);
+  app.addHook('onClose', async () => ctx.close());
+
+  registerErrorHandler(app);
+
+  await app.register(helmet, {
+    enableCSPNonces: true,
+    contentSecurityPolicy: {
+      useDefaults: false,
+      directives: {
+        defaultSrc: ["'self'"],
+        scriptSrc: ["'self'"],
+        styleSrc: ["'self'"],
+        imgSrc: ["'self'", 'blob:', 'data:'],
+        fontSrc: ["'self'", 'data:'],
+        connectSrc: ["'self'"],
+        mediaSrc: ["'self'", 'blob:'],
+        workerSrc: ["'self'", 'blob:'],
+        frameSrc: ["'self'", 'blob:'],
+        objectSrc: ["'none'"],
+        baseUri: ["'self'"],
+        formAction: ["'self'"],
+        frameAncestors: ["'none'"],
+        ...(config.publicUrl?.startsWith('https:') ? { upgradeInsecureRequests: [] } : {}),
+      },
+    },
+    strictTransportSecurity: { maxAge: 31_536_000, includeSubDomains: true },
+    crossOriginEmbedderPolicy: false,
+  });
+
+  await app.register(rateLimit, {
+    global: false,
+    errorResponseBuilder: (_req, context) => tooManyRequests('Too many requests. Please slow down and try again shortly.', context.ttl / 1000),
+  });
+
+  await app.register(swagger, {
+    openapi: {
+      info: { title: 'MedShare API', version: '1.0.0', description: 'Secure medical image sharing. Envelope and errors per DESIGN §4.' },
+      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } },
+    },
+    transform: jsonSchemaTransform,
+  });
+  await app.register(swaggerUi, { routePrefix: '/api/docs', staticCSP: true });
+
+  registerMetrics(app);
+
+  app.get('/api/health', { schema: { tags: ['health'], summary: 'The process is up' } }, async () => ({ success: true, data: { status: 'ok' } }));
+  app.get('/api/ready', { schema: { tags: ['health'], summary: 'The database (and storage) answer' } }, async (_request, reply) => {
+    try {
+      await sql`select 1`.execute(ctx.database.db);
+    } catch {
+      return reply.status(503).send({ success: false, code: 'unavailable', message: 'The database is unavailable' });
+    }
+    try {
+      await ctx.services.images.checkStorage();
+    } catch {
+      return reply.status(503).send({ success: false, code: 'unavailable', message: 'Blob storage is unavailable' });
+    }
+    return { success: true, data: { status: 'ready', database: ctx.database.kind, storage: ctx.config.storage.driver } };
+  });
+
+  await app.register(authRoutes(ctx), { prefix: '/api/auth' });
+  await app.register(usersRoutes(ctx), { prefix: '/api/users' });
+  await app.register(adminRoutes(ctx), { prefix: '/api/admin' });
+  await app.register(rolesRoutes(ctx), { prefix: '/api/roles' });
+  await app.register(settingsRoutes(ctx), { prefix: '/api/appsetting' });
+  await app.register(auditRoutes(ctx), { prefix: '/api/audit' });
+  await app.register(messagesRoutes(ctx), { prefix: '/api/message' });
+  await app.register(imagesRoutes(ctx), { prefix: '/api' });
+  await app.register(sharingRoutes(ctx), { prefix: '/api/sharing' });
+  await app.register(dicomMetadataRoutes(ctx), { prefix: '/api' });
+  await app.register(dicomwebRoutes(ctx), { prefix: '/api/dicomweb' });
+  await app.register(analysisRoutes(ctx), { prefix: '/api/analysis' });
+
+  await registerWebApp(app, config.webDist ?? DEFAULT_WEB_DIST);
+  return app;
+}
+
+/** Serves the built SPA; index.html gets a fresh CSP nonce per response for Emotion's style tags. */
+async function registerWebApp(app: FastifyInstance, dist: string) {
+  const indexPath = `${dist}/index.html`;
+  if (!existsSync(indexPath)) {
+    app.log.warn({ dist }, 'web app not built; serving the API only (run npm run build -w web)');
+    return;
+  }
+  const indexHtml = readFileSync(indexPath, 'utf8');
+  await app.register(fastifyStatic, {
+    root: dist,
+    index: false,
+    wildcard: false,
+    setHeaders: (reply, path) => {
+      reply.header('cache-control', path.includes('/assets/') ? 'public, max-age=31536000, immutable' : 'no-cache');
+    },
+  });
+  const sendIndex = (reply: FastifyReply) =>
+    reply
+      .type('text/html; charset=utf-8')
+      .header('cache-control', 'no-store')
+      .send(indexHtml.replace(NONCE_PLACEHOLDER, reply.cspNonce.style));
+  app.get('/', { schema: { hide: true } }, (_request, reply) => sendIndex(reply));
+  app.get('/*', { schema: { hide: true } }, (request, reply) => {
+    const path = request.url.split('?')[0]!;
+    if (path.startsWith('/api/') || path === '/api') {
+      return reply.status(404).send({ success: false, code: 'not_found', message: `Route ${request.method} ${path} not found` });
+    }
+    return sendIndex(reply);
+  });
+}

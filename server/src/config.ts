@@ -1,0 +1,167 @@
+import { randomBytes } from 'node:crypto';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { z } from 'zod';
+import type { S3Settings } from './storage/s3-storage.ts';
+
+const EnvSchema = z.object({
+  NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+  PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+  HOST: z.string().default('0.0.0.0'),
+  DATA_DIR: z.string().default('./data'),
+  DATABASE_URL: z.string().url().optional(),
+  STORAGE_DRIVER: z.enum(['fs', 's3']).default('fs'),
+  MAIL_TRANSPORT: z.enum(['outbox', 'smtp']).default('outbox'),
+  MAIL_FROM: z.string().default('MedShare <no-reply@medshare.local>'),
+  SMTP_URL: z.string().url().optional(),
+  MASTER_KEY: z
+    .string()
+    .refine((v) => Buffer.from(v, 'base64').length === 32, 'must be 32 bytes, base64-encoded')
+    .optional(),
+  JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
+  ADMIN_EMAIL: z.email().optional(),
+  ADMIN_PASSWORD: z.string().min(10).optional(),
+  REDIS_URL: z.string().url().optional(),
+  PUBLIC_URL: z.string().url().optional(),
+  TRUST_PROXY: z.stringbool().default(false),
+  RATE_LIMIT_AUTH_PER_MINUTE: z.coerce.number().int().min(1).default(20),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  WEB_DIST: z.string().optional(),
+  ANALYSIS_PROVIDER: z.enum(['local', 'openai']).default('local'),
+  OPENAI_BASE_URL: z.string().url().optional(),
+  OPENAI_API_KEY: z.string().optional(),
+  OPENAI_MODEL: z.string().optional(),
+  ANALYSIS_TIMEOUT_MS: z.coerce.number().int().min(1_000).max(600_000).default(60_000),
+  S3_ENDPOINT: z.string().url().optional(),
+  S3_REGION: z.string().default('us-east-1'),
+  S3_BUCKET: z.string().optional(),
+  S3_ACCESS_KEY_ID: z.string().optional(),
+  S3_SECRET_ACCESS_KEY: z.string().optional(),
+  S3_FORCE_PATH_STYLE: z.stringbool().default(true),
+});
+
+export type Env = z.infer<typeof EnvSchema>;
+
+export interface Config {
+  env: Env['NODE_ENV'];
+  port: number;
+  host: string;
+  dataDir: string;
+  database: { kind: 'pglite'; dir: string | null } | { kind: 'postgres'; url: string };
+  mail:
+    | { transport: 'outbox'; dir: string; from: string; logCodes: boolean }
+    | { transport: 'smtp'; url: string; from: string; logCodes: boolean };
+  masterKey: Buffer;
+  jwtSecret: Buffer;
+  admin: { email: string | null; password: string | null };
+  redisUrl: string | null;
+  publicUrl: string | null;
+  trustProxy: boolean;
+  logLevel: Env['LOG_LEVEL'];
+  webDist: string | null;
+  /** Rate limits can be raised in tests that drive many requests from one address. */
+  rateLimits: { authPerMinute: number };
+  argon2: { memoryCost: number; timeCost: number };
+  /** AI analysis (DESIGN §10): which provider runs, and the OpenAI-compatible endpoint when it is 'openai'. */
+  analysis: {
+    provider: Env['ANALYSIS_PROVIDER'];
+    baseUrl: string | null;
+    apiKey: string | null;
+    model: string | null;
+    timeoutMs: number;
+  };
+  /** Encrypted blobs: local disk under DATA_DIR/blobs or an S3-compatible bucket; orphan sweeping. */
+  storage: ({ driver: 'fs' } | { driver: 's3'; s3: S3Settings }) & {
+    sweepGraceMinutes: number;
+    sweepIntervalMinutes: number;
+  };
+}
+
+export class ConfigError extends Error {}
+
+/** Parses the environment once; start-up fails listing every bad variable. */
+export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = EnvSchema.safeParse(source);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
+    throw new ConfigError(`Invalid environment:\n${lines.join('\n')}`);
+  }
+  const env = parsed.data;
+  const dataDir = resolve(env.DATA_DIR);
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+
+  const problems: string[] = [];
+  if (env.NODE_ENV === 'production') {
+    if (!env.MASTER_KEY) problems.push('  MASTER_KEY: required in production (32 bytes, base64)');
+    if (!env.JWT_SECRET) problems.push('  JWT_SECRET: required in production');
+    if (env.MAIL_TRANSPORT === 'outbox') problems.push('  MAIL_TRANSPORT: use smtp in production');
+  }
+  if (env.MAIL_TRANSPORT === 'smtp' && !env.SMTP_URL) problems.push('  SMTP_URL: required with MAIL_TRANSPORT=smtp');
+  if (env.ANALYSIS_PROVIDER === 'openai') {
+    if (!env.OPENAI_BASE_URL) problems.push('  OPENAI_BASE_URL: required with ANALYSIS_PROVIDER=openai');
+    if (!env.OPENAI_MODEL) problems.push('  OPENAI_MODEL: required with ANALYSIS_PROVIDER=openai');
+  }
+  if (env.STORAGE_DRIVER === 's3' && !env.S3_BUCKET) problems.push('  S3_BUCKET: required with STORAGE_DRIVER=s3');
+  if (problems.length) throw new ConfigError(`Invalid environment:\n${problems.join('\n')}`);
+
+  const logCodes = env.NODE_ENV !== 'production';
+  return {
+    env: env.NODE_ENV,
+    port: env.PORT,
+    host: env.HOST,
+    dataDir,
+    database: env.DATABASE_URL
+      ? { kind: 'postgres', url: env.DATABASE_URL }
+      : { kind: 'pglite', dir: join(dataDir, 'db') },
+    mail:
+      env.MAIL_TRANSPORT === 'smtp'
+        ? { transport: 'smtp', url: env.SMTP_URL!, from: env.MAIL_FROM, logCodes }
+        : { transport: 'outbox', dir: join(dataDir, 'outbox'), from: env.MAIL_FROM, logCodes },
+    masterKey: env.MASTER_KEY
+      ? Buffer.from(env.MASTER_KEY, 'base64')
+      : Buffer.from(readOrCreateSecret(join(dataDir, 'master.key')), 'base64'),
+    jwtSecret: Buffer.from(env.JWT_SECRET ?? readOrCreateSecret(join(dataDir, 'jwt.secret')), 'utf8'),
+    admin: { email: env.ADMIN_EMAIL ?? null, password: env.ADMIN_PASSWORD ?? null },
+    redisUrl: env.REDIS_URL ?? null,
+    publicUrl: env.PUBLIC_URL ?? null,
+    trustProxy: env.TRUST_PROXY,
+    logLevel: env.LOG_LEVEL,
+    webDist: env.WEB_DIST ?? null,
+    rateLimits: { authPerMinute: env.RATE_LIMIT_AUTH_PER_MINUTE },
+    argon2: { memoryCost: 19_456, timeCost: 2 },
+    analysis: {
+      provider: env.ANALYSIS_PROVIDER,
+      baseUrl: env.OPENAI_BASE_URL ? env.OPENAI_BASE_URL.replace(/\/+$/, '') : null,
+      apiKey: env.OPENAI_API_KEY || null,
+      model: env.OPENAI_MODEL || null,
+      timeoutMs: env.ANALYSIS_TIMEOUT_MS,
+    },
+    storage: {
+      ...(env.STORAGE_DRIVER === 's3'
+        ? {
+            driver: 's3' as const,
+            s3: {
+              endpoint: env.S3_ENDPOINT ?? null,
+              region: env.S3_REGION,
+              bucket: env.S3_BUCKET!,
+              accessKeyId: env.S3_ACCESS_KEY_ID ?? null,
+              secretAccessKey: env.S3_SECRET_ACCESS_KEY ?? null,
+              forcePathStyle: env.S3_FORCE_PATH_STYLE,
+              prefix: 'blobs/',
+            },
+          }
+        : { driver: 'fs' as const }),
+      sweepGraceMinutes: 60,
+      sweepIntervalMinutes: 60,
+    },
+  };
+}
+
+/** A random 32-byte secret kept in DATA_DIR with owner-only permissions. */
+function readOrCreateSecret(path: string): string {
+  if (existsSync(path)) return readFileSync(path, 'utf8').trim();
+  const value = randomBytes(32).toString('base64');
+  writeFileSync(path, value + '\n', { mode: 0o600, flag: 'wx' });
+  chmodSync(path, 0o600);
+  return value;
+}

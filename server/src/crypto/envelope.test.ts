@@ -1,0 +1,72 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { IntegrityError, createKeyring, decryptChunks, encryptChunks, encryptedSize } from './envelope.ts';
+
+const collect = async (it: AsyncIterable<Buffer>) => {
+  const out: Buffer[] = [];
+  for await (const c of it) out.push(c);
+  return Buffer.concat(out);
+};
+const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
+/** Feeds bytes in uneven pieces, as a network would. */
+async function* pieces(b: Buffer, size = 1000) {
+  for (let i = 0; i < b.length; i += size) yield b.subarray(i, i + size);
+}
+
+describe('envelope encryption', () => {
+  const key = randomBytes(32);
+  const chunk = 4096;
+
+  it('round-trips plaintexts of every size around the chunk boundary', async () => {
+    for (const size of [0, 1, chunk - 1, chunk, chunk + 1, 3 * chunk, 3 * chunk + 17]) {
+      const plain = randomBytes(size);
+      const sealed = await collect(encryptChunks(pieces(plain), key, chunk));
+      expect(sealed.length).toBe(encryptedSize(size, chunk));
+      const opened = await collect(decryptChunks(pieces(sealed, 777), key, { sha256: sha(plain), size }));
+      expect(opened.equals(plain), `size ${size}`).toBe(true);
+    }
+  });
+
+  it('detects a flipped bit, a dropped final chunk, an appended chunk and a wrong data key', async () => {
+    const plain = randomBytes(3 * chunk + 5);
+    const sealed = await collect(encryptChunks([plain], key, chunk));
+    const expected = { sha256: sha(plain), size: plain.length };
+    const flipped = Buffer.from(sealed);
+    flipped[20] = flipped[20]! ^ 1;
+    await expect(collect(decryptChunks([flipped], key, expected))).rejects.toBeInstanceOf(IntegrityError);
+    const truncated = sealed.subarray(0, 15 + 3 * (chunk + 16));
+    await expect(collect(decryptChunks([truncated], key, expected))).rejects.toBeInstanceOf(IntegrityError);
+    const appended = Buffer.concat([sealed, sealed.subarray(15, 15 + chunk + 16)]);
+    await expect(collect(decryptChunks([appended], key, expected))).rejects.toBeInstanceOf(IntegrityError);
+    await expect(collect(decryptChunks([sealed], randomBytes(32), expected))).rejects.toBeInstanceOf(IntegrityError);
+  });
+
+  it('refuses a plaintext whose digest or size does not match the row, before yielding the last bytes', async () => {
+    const plain = randomBytes(100);
+    const sealed = await collect(encryptChunks([plain], key, chunk));
+    const got: Buffer[] = [];
+    await expect(
+      (async () => {
+        for await (const c of decryptChunks([sealed], key, { sha256: sha(Buffer.from('other')), size: 100 }))
+          got.push(c);
+      })(),
+    ).rejects.toBeInstanceOf(IntegrityError);
+    expect(got).toHaveLength(0);
+    await expect(collect(decryptChunks([sealed], key, { sha256: sha(plain), size: 99 }))).rejects.toBeInstanceOf(
+      IntegrityError,
+    );
+  });
+
+  it('wraps data keys with the master key and names the master key by id', () => {
+    const master = randomBytes(32);
+    const ring = createKeyring(master);
+    const { dataKey, wrapped } = ring.newDataKey();
+    expect(wrapped.keyId).toMatch(/^[0-9a-f]{8}$/);
+    expect(Buffer.from(wrapped.wrappedKey, 'base64').includes(dataKey)).toBe(false);
+    expect(ring.unwrap(wrapped).equals(dataKey)).toBe(true);
+    expect(() => createKeyring(randomBytes(32)).unwrap(wrapped)).toThrow(IntegrityError);
+    const tampered = Buffer.from(wrapped.wrappedKey, 'base64');
+    tampered[15] = tampered[15]! ^ 1;
+    expect(() => ring.unwrap({ ...wrapped, wrappedKey: tampered.toString('base64') })).toThrow(IntegrityError);
+  });
+});

@@ -1,0 +1,190 @@
+import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+
+/**
+ * Envelope encryption for stored objects.
+ *
+ * Every object gets a fresh 32-byte data key; the data key is wrapped (AES-256-GCM) by the master
+ * key and stored beside the row with the master key's id, so that rotating the master key
+ * re-wraps 32-byte keys and never touches the blobs.
+ *
+ * Blob format 1 (a STREAM-style chunked AEAD, so that both directions stream):
+ *   header  = 'MSE' 0x01 | chunk size (uint32 BE) | nonce prefix (7 random bytes)   (15 bytes)
+ *   chunk i = AES-256-GCM(dataKey, nonce = prefix | i (uint32 BE) | final (0|1), aad = header)
+ *             ciphertext | 16-byte tag
+ * The last chunk (possibly empty) carries final = 1, so truncation, reordering and appending are
+ * all detected by the tags alone; the SHA-256 of the plaintext is checked as well on every full read.
+ */
+
+export const ENVELOPE_FORMAT = 1;
+export const DEFAULT_CHUNK_SIZE = 64 * 1024;
+const MAGIC = Buffer.from([0x4d, 0x53, 0x45, ENVELOPE_FORMAT]); // 'MSE' + version
+const HEADER_SIZE = 15;
+const TAG_SIZE = 16;
+const MAX_CHUNK_SIZE = 16 * 1024 * 1024;
+const WRAP_AAD = Buffer.from('medshare:data-key:v1');
+
+/** Stored bytes that do not decrypt or do not match their recorded digest. Never served. */
+export class IntegrityError extends Error {
+  override name = 'IntegrityError';
+}
+
+export interface WrappedKey {
+  /** base64(iv | wrapped key | tag) */
+  wrappedKey: string;
+  /** First 8 hex digits of SHA-256 of the master key that wrapped it. */
+  keyId: string;
+}
+
+export function masterKeyId(masterKey: Buffer): string {
+  return createHash('sha256').update(masterKey).digest('hex').slice(0, 8);
+}
+
+/** Wraps and unwraps data keys with one master key. */
+export function createKeyring(masterKey: Buffer) {
+  if (masterKey.length !== 32) throw new Error('The master key must be 32 bytes');
+  const keyId = masterKeyId(masterKey);
+
+  function wrap(dataKey: Buffer): WrappedKey {
+    const iv = randomBytes(12);
+    const cipher = createCipheriv('aes-256-gcm', masterKey, iv);
+    cipher.setAAD(WRAP_AAD);
+    const body = Buffer.concat([cipher.update(dataKey), cipher.final()]);
+    return { wrappedKey: Buffer.concat([iv, body, cipher.getAuthTag()]).toString('base64'), keyId };
+  }
+
+  function unwrap(wrapped: WrappedKey): Buffer {
+    if (wrapped.keyId !== keyId)
+      throw new IntegrityError(`data key was wrapped by master key ${wrapped.keyId}, not the configured ${keyId}`);
+    const raw = Buffer.from(wrapped.wrappedKey, 'base64');
+    if (raw.length !== 12 + 32 + TAG_SIZE) throw new IntegrityError('wrapped data key has the wrong length');
+    try {
+      const decipher = createDecipheriv('aes-256-gcm', masterKey, raw.subarray(0, 12));
+      decipher.setAAD(WRAP_AAD);
+      decipher.setAuthTag(raw.subarray(12 + 32));
+      return Buffer.concat([decipher.update(raw.subarray(12, 12 + 32)), decipher.final()]);
+    } catch {
+      throw new IntegrityError('wrapped data key does not open with the master key');
+    }
+  }
+
+  return {
+    keyId,
+    wrap,
+    unwrap,
+    /** A fresh random data key and its wrapped form. */
+    newDataKey(): { dataKey: Buffer; wrapped: WrappedKey } {
+      const dataKey = randomBytes(32);
+      return { dataKey, wrapped: wrap(dataKey) };
+    },
+  };
+}
+export type Keyring = ReturnType<typeof createKeyring>;
+
+function nonce(prefix: Buffer, index: number, final: boolean): Buffer {
+  const n = Buffer.alloc(12);
+  prefix.copy(n, 0);
+  n.writeUInt32BE(index, 7);
+  n[11] = final ? 1 : 0;
+  return n;
+}
+
+function sealChunk(dataKey: Buffer, header: Buffer, index: number, final: boolean, plain: Buffer): Buffer {
+  const cipher = createCipheriv('aes-256-gcm', dataKey, nonce(header.subarray(8, 15), index, final));
+  cipher.setAAD(header);
+  return Buffer.concat([cipher.update(plain), cipher.final(), cipher.getAuthTag()]);
+}
+
+function openChunk(dataKey: Buffer, header: Buffer, index: number, final: boolean, sealed: Buffer): Buffer {
+  if (sealed.length < TAG_SIZE) throw new IntegrityError('encrypted chunk is too short');
+  try {
+    const decipher = createDecipheriv('aes-256-gcm', dataKey, nonce(header.subarray(8, 15), index, final));
+    decipher.setAAD(header);
+    decipher.setAuthTag(sealed.subarray(sealed.length - TAG_SIZE));
+    return Buffer.concat([decipher.update(sealed.subarray(0, sealed.length - TAG_SIZE)), decipher.final()]);
+  } catch {
+    throw new IntegrityError(`chunk ${index} failed authentication`);
+  }
+}
+
+/** Encrypts a stream of plaintext; holds at most one chunk (plus one incoming piece) at a time. */
+export async function* encryptChunks(
+  source: AsyncIterable<Uint8Array> | Iterable<Uint8Array>,
+  dataKey: Buffer,
+  chunkSize = DEFAULT_CHUNK_SIZE,
+): AsyncGenerator<Buffer> {
+  const header = Buffer.alloc(HEADER_SIZE);
+  MAGIC.copy(header, 0);
+  header.writeUInt32BE(chunkSize, 4);
+  randomBytes(7).copy(header, 8);
+  yield header;
+  let index = 0;
+  let pending = Buffer.alloc(0);
+  for await (const piece of source) {
+    pending = pending.length ? Buffer.concat([pending, piece]) : Buffer.from(piece);
+    // Only a chunk known not to be the last may be sealed as non-final.
+    while (pending.length > chunkSize) {
+      yield sealChunk(dataKey, header, index++, false, pending.subarray(0, chunkSize));
+      pending = pending.subarray(chunkSize);
+    }
+  }
+  yield sealChunk(dataKey, header, index, true, pending);
+}
+
+export interface ExpectedPlaintext {
+  sha256: string;
+  size: number;
+}
+
+/**
+ * Decrypts a blob as a stream. Every chunk is authenticated before any of its bytes are yielded;
+ * the final chunk is yielded only after the size and SHA-256 of the whole plaintext match, so a
+ * reader never receives a complete-looking copy of bytes that fail a check.
+ */
+export async function* decryptChunks(
+  source: AsyncIterable<Uint8Array> | Iterable<Uint8Array>,
+  dataKey: Buffer,
+  expected?: ExpectedPlaintext,
+): AsyncGenerator<Buffer> {
+  let header: Buffer | null = null;
+  let frame = 0;
+  let index = 0;
+  let pending = Buffer.alloc(0);
+  const hash = createHash('sha256');
+  let size = 0;
+  for await (const piece of source) {
+    pending = pending.length ? Buffer.concat([pending, piece]) : Buffer.from(piece);
+    if (!header) {
+      if (pending.length < HEADER_SIZE) continue;
+      header = Buffer.from(pending.subarray(0, HEADER_SIZE));
+      if (!header.subarray(0, 4).equals(MAGIC)) throw new IntegrityError('not an encrypted blob of a known format');
+      const chunkSize = header.readUInt32BE(4);
+      if (chunkSize < 1 || chunkSize > MAX_CHUNK_SIZE)
+        throw new IntegrityError('blob header names an impossible chunk size');
+      frame = chunkSize + TAG_SIZE;
+      pending = pending.subarray(HEADER_SIZE);
+    }
+    while (pending.length > frame) {
+      const plain = openChunk(dataKey, header, index++, false, pending.subarray(0, frame));
+      pending = pending.subarray(frame);
+      hash.update(plain);
+      size += plain.length;
+      yield plain;
+    }
+  }
+  if (!header) throw new IntegrityError('blob is shorter than its header');
+  const last = openChunk(dataKey, header, index, true, pending);
+  hash.update(last);
+  size += last.length;
+  if (expected) {
+    if (size !== expected.size)
+      throw new IntegrityError(`plaintext is ${size} bytes, the row records ${expected.size}`);
+    if (hash.digest('hex') !== expected.sha256) throw new IntegrityError('plaintext SHA-256 does not match the row');
+  }
+  if (last.length) yield last;
+}
+
+/** Size of the ciphertext for a plaintext of `size` bytes (header, tags, final chunk). */
+export function encryptedSize(size: number, chunkSize = DEFAULT_CHUNK_SIZE): number {
+  const chunks = Math.max(1, Math.ceil(size / chunkSize));
+  return HEADER_SIZE + size + chunks * TAG_SIZE;
+}

@@ -1,0 +1,42 @@
+import type { FieldError } from '@medshare/contracts';
+
+/** An error the client may see: status, stable code and a message safe to show. */
+export class AppError extends Error {
+  readonly status: number;
+  readonly code: string;
+  readonly errors: FieldError[] | undefined;
+  readonly headers: Record<string, string> | undefined;
+
+  constructor(
+    status: number,
+    code: string,
+    message: string,
+    options: { errors?: FieldError[]; headers?: Record<string, string> } = {},
+  ) {
+    super(message);
+    this.status = status;
+    this.code = code;
+    this.errors = options.errors;
+    this.headers = options.headers;
+  }
+}
+
+export const badRequest = (message: string, errors?: FieldError[]) =>
+  new AppError(400, 'bad_request', message, { errors });
+export const validationFailed = (errors: FieldError[]) =>
+  new AppError(400, 'validation_failed', 'Validation failed', { errors });
+export const unauthenticated = (message: string, code = 'unauthenticated') =>
+  new AppError(401, code, message);
+export const forbidden = (message = 'You are not allowed to do this') =>
+  new AppError(403, 'forbidden', message);
+export const notFound = (message = 'Not found') => new AppError(404, 'not_found', message);
+export const conflict = (message: string, errors?: FieldError[]) =>
+  new AppError(409, 'conflict', message, { errors });
+export const tooLarge = (message: string) => new AppError(413, 'too_large', message);
+export const unsupportedType = (message: string) => new AppError(415, 'unsupported_type', message);
+export const tooManyRequests = (message: string, retryAfterSeconds?: number) =>
+  new AppError(429, 'rate_limited', message, {
+    headers: retryAfterSeconds ? { 'retry-after': String(Math.ceil(retryAfterSeconds)) } : undefined,
+  });
+export const unavailable = (message = 'A service this request needs is unavailable. Try again shortly.') =>
+  new AppError(503, 'unavailable', message);

@@ -1,0 +1,89 @@
+import {
+  AnalysisHistoryQuerySchema,
+  AnalysisImageParamsSchema,
+  AnalysisResultSchema,
+  AnalysisSchema,
+  AnalysisTexts,
+  ErrorResponseSchema,
+  envelope,
+  pagedEnvelope,
+} from '@medshare/contracts';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import type { AppContext } from '../../app-context.ts';
+import { actorOf } from '../../http/auth-hooks.ts';
+import { ok, paged } from '../../http/envelope.ts';
+
+const bearer = [{ bearer: [] }];
+const errors = {
+  400: ErrorResponseSchema,
+  401: ErrorResponseSchema,
+  403: ErrorResponseSchema,
+  404: ErrorResponseSchema,
+};
+const providerErrors = { 502: ErrorResponseSchema, 504: ErrorResponseSchema };
+const who =
+  'Needs analysis:run and the right to see the image content (uploader, admin, verified patient or recipient); anyone else gets 404.';
+
+/** AI analysis of one image (DESIGN §10). Registered under /api/analysis. */
+export function analysisRoutes(ctx: AppContext): FastifyPluginAsyncZod {
+  const { analysis } = ctx.services;
+  return async (app) => {
+    app.get(
+      '/:imageId',
+      {
+        preHandler: ctx.hooks.requirePermission('analysis:run'),
+        schema: {
+          tags: ['analysis'],
+          summary: 'The newest stored analysis of an image, or a first run of the configured provider',
+          description: `${who} PDF and non-image DICOM: 400. Provider failures: 502 (bad answer, error status), 504 (timeout); nothing is stored then.`,
+          security: bearer,
+          params: AnalysisImageParamsSchema,
+          response: { 200: envelope(AnalysisResultSchema), ...errors, ...providerErrors },
+        },
+      },
+      async (request) => {
+        const result = await analysis.getAnalysis(actorOf(request), request.params.imageId);
+        return ok(result, result.reused ? AnalysisTexts.reused : AnalysisTexts.ran);
+      },
+    );
+
+    app.post(
+      '/:imageId/run',
+      {
+        preHandler: ctx.hooks.requirePermission('analysis:run'),
+        schema: {
+          tags: ['analysis'],
+          summary: 'Re-run: a fresh analysis with the configured provider, kept beside the earlier ones',
+          description: who,
+          security: bearer,
+          params: AnalysisImageParamsSchema,
+          response: { 201: envelope(AnalysisResultSchema), ...errors, ...providerErrors },
+        },
+      },
+      async (request, reply) => {
+        const result = await analysis.rerun(actorOf(request), request.params.imageId);
+        return reply.status(201).send(ok(result, AnalysisTexts.ran));
+      },
+    );
+
+    app.get(
+      '/:imageId/history',
+      {
+        preHandler: ctx.hooks.requirePermission('analysis:run'),
+        schema: {
+          tags: ['analysis'],
+          summary: 'Every stored analysis of an image, newest first, with time and provider',
+          description: who,
+          security: bearer,
+          params: AnalysisImageParamsSchema,
+          querystring: AnalysisHistoryQuerySchema,
+          response: { 200: pagedEnvelope(AnalysisSchema), ...errors },
+        },
+      },
+      async (request) => {
+        const { items, pagination } = await analysis.history(actorOf(request), request.params.imageId, request.query);
+        return paged(items, pagination);
+      },
+    );
+  };
+}

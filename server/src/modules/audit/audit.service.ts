@@ -1,0 +1,174 @@
+import { AUDIT_MAX_WINDOW, type AuditLog, type AuditPagination, type ListAuditLogsQuery } from '@medshare/contracts';
+import type { Logger } from 'pino';
+import { badRequest, forbidden } from '../../errors.ts';
+import { paginationOf } from '../../http/envelope.ts';
+import type { Actor } from '../auth/auth.service.ts';
+import { GENESIS_HASH, chainHash } from './audit-chain.ts';
+import type { AuditListFilter, AuditRepository, AuditTimeBound } from './audit.repository.ts';
+
+export interface AuditEvent {
+  userId: string | null;
+  action: string;
+  table?: string | null;
+  recordId?: string | null;
+  ip?: string | null;
+  status?: 'success' | 'failure';
+  /** Never PHI, message content or secrets: the audit trail is read by providers too. */
+  reason?: string | null;
+}
+
+export interface VerifyResult {
+  ok: boolean;
+  checked: number;
+  brokenAt: { id: number; problem: string } | null;
+}
+
+const bound = (v: string | undefined): AuditTimeBound | null =>
+  v === undefined ? null : /^\d{4}-\d{2}-\d{2}$/.test(v) ? { date: v } : { instant: v };
+
+/** Which rows the actor may read: all with audit:read_all, their own with audit:read_own, else none. */
+function scopeOf(actor: Actor): { actorId: string | null } {
+  if (actor.permissions.has('audit:read_all')) return { actorId: null };
+  if (actor.permissions.has('audit:read_own')) return { actorId: actor.userId };
+  throw forbidden();
+}
+
+export function createAuditService({
+  repo,
+  log,
+  timeZone,
+}: {
+  repo: AuditRepository;
+  log: Logger;
+  timeZone: () => Promise<string>;
+}) {
+  return {
+    /** The audit table: newest first; offset paging within the newest AUDIT_MAX_WINDOW matching rows. */
+    async listLogs(actor: Actor, q: ListAuditLogsQuery): Promise<{ items: AuditLog[]; pagination: AuditPagination }> {
+      const { actorId } = scopeOf(actor);
+      const offset = (q.page - 1) * q.limit;
+      if (offset >= AUDIT_MAX_WINDOW) {
+        throw badRequest(
+          `Only the newest ${AUDIT_MAX_WINDOW} matching rows can be paged through; narrow the date range or filters`,
+          [{ field: 'page', message: `Must not go past row ${AUDIT_MAX_WINDOW}` }],
+        );
+      }
+      const filter: AuditListFilter = {
+        actorId,
+        action: q.action || null,
+        search: q.search ? q.search.toLowerCase().replace(/\s+/g, ' ') : null,
+        from: bound(q.from),
+        to: bound(q.to),
+        timeZone: q.from || q.to ? await timeZone() : 'UTC',
+      };
+      const [rows, counted] = await Promise.all([
+        repo.list(filter, offset, q.limit),
+        repo.countUpTo(filter, AUDIT_MAX_WINDOW + 1),
+      ]);
+      const capped = counted > AUDIT_MAX_WINDOW;
+      const items: AuditLog[] = rows.map((r) => ({
+        id: r.id,
+        createAt: r.created_at.toISOString(),
+        user:
+          r.user_id && r.username !== null
+            ? { id: r.user_id, firstname: r.firstname ?? '', lastname: r.lastname ?? '', username: r.username }
+            : null,
+        actiontype: r.action_type,
+        tablename: r.table_name,
+        recordId: r.record_id,
+        ipaddress: r.ip_address,
+        status: r.status,
+        reason: r.reason,
+      }));
+      return {
+        items,
+        pagination: { ...paginationOf(q.page, q.limit, Math.min(counted, AUDIT_MAX_WINDOW)), totalItemsCapped: capped },
+      };
+    },
+
+    /** Action types for the filter: every one for audit:read_all, one's own otherwise. */
+    async listActions(actor: Actor): Promise<string[]> {
+      return repo.actionTypes(scopeOf(actor).actorId);
+    },
+
+    async record(event: AuditEvent): Promise<void> {
+      await repo.append({
+        userId: event.userId,
+        actionType: event.action,
+        tableName: event.table ?? null,
+        recordId: event.recordId ?? null,
+        ipAddress: event.ip ?? null,
+        status: event.status ?? 'success',
+        reason: event.reason ?? null,
+      });
+    },
+
+    /** Audit writes that must not fail the request they describe (e.g. a refused login). */
+    async recordQuietly(event: AuditEvent): Promise<void> {
+      try {
+        await this.record(event);
+      } catch (err) {
+        log.error({ err, action: event.action }, 'audit write failed');
+      }
+    },
+
+    /** Walks the chain from the start and names the first row that does not fit. */
+    async verifyChain(): Promise<VerifyResult> {
+      // The head first: a row and its head update commit together, so every row up to the head's
+      // last id is visible, and rows appended while the walk runs (live servers) are not mistaken
+      // for a tampered tail.
+      const head = await repo.getHead();
+      let prev = GENESIS_HASH;
+      let lastId = 0;
+      let checked = 0;
+      for (;;) {
+        const rows = await repo.listAfter(lastId, 1000, head.last_id);
+        for (const row of rows) {
+          checked++;
+          if (row.prev_hash !== prev) {
+            return {
+              ok: false,
+              checked,
+              brokenAt: {
+                id: row.id,
+                problem: 'prev_hash does not match the previous row (a row before it was removed or changed)',
+              },
+            };
+          }
+          const expected = chainHash(prev, {
+            createdAt: row.created_at,
+            userId: row.user_id,
+            actionType: row.action_type,
+            tableName: row.table_name,
+            recordId: row.record_id,
+            ipAddress: row.ip_address,
+            status: row.status,
+            reason: row.reason,
+          });
+          if (expected !== row.hash) {
+            return {
+              ok: false,
+              checked,
+              brokenAt: { id: row.id, problem: 'row content does not match its hash (the row was edited)' },
+            };
+          }
+          prev = row.hash;
+          lastId = row.id;
+        }
+        if (rows.length < 1000) break;
+      }
+      if (head.last_id !== lastId || head.last_hash !== prev) {
+        return {
+          ok: false,
+          checked,
+          brokenAt: {
+            id: head.last_id,
+            problem: `the chain ends at row ${lastId} but the head records row ${head.last_id} (rows at the end were removed)`,
+          },
+        };
+      }
+      return { ok: true, checked, brokenAt: null };
+    },
+  };
+}
+export type AuditService = ReturnType<typeof createAuditService>;

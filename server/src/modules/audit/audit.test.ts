@@ -1,0 +1,300 @@
+import { AUDIT_MAX_WINDOW } from '@medshare/contracts';
+import { sql } from 'kysely';
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import pino from 'pino';
+import { testDbKind } from '../../../test/database.ts';
+import { type SignedIn, type TestApp, createTestApp, loginAdmin, newUser } from '../../../test/harness.ts';
+import { createAuditRepository } from './audit.repository.ts';
+import { createAuditService } from './audit.service.ts';
+
+const CLI = fileURLToPath(new URL('../../cli/audit-verify.ts', import.meta.url));
+const run = promisify(execFile);
+
+type Row = {
+  id: number;
+  user: { id: string; username: string } | null;
+  actiontype: string;
+  createAt: string;
+  status: string;
+};
+
+describe('GET /api/audit/logs and /api/audit/actions', () => {
+  let t: TestApp;
+  let admin: SignedIn;
+  let provider: SignedIn;
+  let patient: SignedIn;
+
+  beforeAll(async () => {
+    t = await createTestApp();
+    admin = await loginAdmin(t);
+    provider = await newUser(t, 'healthProvider');
+    patient = await newUser(t, 'patient');
+  });
+  afterAll(async () => t?.close());
+
+  const get = (url: string, token?: string) => t.request({ method: 'GET', url, token });
+
+  it('answers 401 to anonymous callers and 403 to patients', async () => {
+    for (const url of ['/api/audit/logs', '/api/audit/actions']) {
+      expect((await get(url)).statusCode).toBe(401);
+      expect((await get(url, patient.token)).statusCode).toBe(403);
+    }
+  });
+
+  it('shows an admin every row, newest first, 5 per page by default, with the acting user', async () => {
+    const res = await get('/api/audit/logs', admin.token);
+    expect(res.statusCode).toBe(200);
+    const { data, pagination } = res.json() as { data: Row[]; pagination: Record<string, unknown> };
+    expect(data).toHaveLength(5);
+    expect(data.map((r) => r.id)).toEqual([...data.map((r) => r.id)].sort((a, b) => b - a));
+    expect(pagination).toMatchObject({
+      currentPage: 1,
+      pageSize: 5,
+      hasPrevPage: false,
+      hasNextPage: true,
+      totalItemsCapped: false,
+    });
+    const actors = new Set(
+      (await get('/api/audit/logs?limit=100', admin.token)).json().data.map((r: Row) => r.user?.id),
+    );
+    expect(actors).toContain(provider.user.id);
+    expect(actors).toContain(patient.user.id);
+    const row = data[0]!;
+    expect(Object.keys(row).sort()).toEqual([
+      'actiontype',
+      'createAt',
+      'id',
+      'ipaddress',
+      'reason',
+      'recordId',
+      'status',
+      'tablename',
+      'user',
+    ]);
+    expect(new Date(row.createAt).toISOString()).toBe(row.createAt);
+  });
+
+  it('shows a provider only the rows in which they are the actor', async () => {
+    const res = await get('/api/audit/logs?limit=100', provider.token);
+    expect(res.statusCode).toBe(200);
+    const rows = res.json().data as Row[];
+    expect(rows.length).toBeGreaterThan(0);
+    expect(rows.every((r) => r.user?.id === provider.user.id)).toBe(true);
+    // Searching for someone else cannot widen the view.
+    const other = await get(`/api/audit/logs?search=${encodeURIComponent(patient.user.email)}`, provider.token);
+    expect(other.json().data).toEqual([]);
+    const actions = (await get('/api/audit/actions', provider.token)).json().data as string[];
+    expect(actions).not.toContain('user.approve');
+  });
+
+  it('filters by action type', async () => {
+    const rows = (await get('/api/audit/logs?action=auth.register&limit=100', admin.token)).json().data as Row[];
+    expect(rows.length).toBeGreaterThanOrEqual(2);
+    expect(rows.every((r) => r.actiontype === 'auth.register')).toBe(true);
+  });
+
+  it('searches by the acting user’s name, username or e-mail prefix', async () => {
+    const byEmail = (
+      await get(`/api/audit/logs?limit=100&search=${encodeURIComponent(patient.user.email.toUpperCase())}`, admin.token)
+    ).json().data as Row[];
+    expect(byEmail.length).toBeGreaterThan(0);
+    expect(byEmail.every((r) => r.user?.id === patient.user.id)).toBe(true);
+    const username = byEmail[0]!.user!.username;
+    const byUsername = (await get(`/api/audit/logs?limit=100&search=${username.slice(0, -1)}`, admin.token)).json()
+      .data as Row[];
+    expect(byUsername.map((r) => r.user?.id)).toContain(patient.user.id);
+  });
+
+  it('filters by a date range: calendar dates in the display time zone or ISO instants', async () => {
+    const today = new Intl.DateTimeFormat('en-CA', { timeZone: 'Asia/Karachi' }).format(new Date());
+    const all = (await get('/api/audit/logs', admin.token)).json().pagination.totalItems as number;
+    expect((await get(`/api/audit/logs?from=${today}&to=${today}`, admin.token)).json().pagination.totalItems).toBe(
+      all,
+    );
+    expect((await get('/api/audit/logs?to=2000-01-01', admin.token)).json().pagination.totalItems).toBe(0);
+    const future = new Date(Date.now() + 3_600_000).toISOString();
+    expect((await get(`/api/audit/logs?from=${encodeURIComponent(future)}`, admin.token)).json().data).toEqual([]);
+  });
+
+  it('refuses bad filters and pages past the window with 400', async () => {
+    for (const q of [
+      'from=yesterday',
+      'to=2024-13-01',
+      'limit=101',
+      'page=0',
+      `search=${'x'.repeat(101)}`,
+      `page=${AUDIT_MAX_WINDOW / 5 + 1}`,
+    ]) {
+      const res = await get(`/api/audit/logs?${q}`, admin.token);
+      expect(res.statusCode, q).toBe(400);
+    }
+  });
+
+  it('lists the distinct action types for the filter', async () => {
+    const actions = (await get('/api/audit/actions', admin.token)).json().data as string[];
+    expect(actions).toEqual([...new Set(actions)].sort());
+    for (const a of ['auth.register', 'auth.login', 'user.approve']) expect(actions).toContain(a);
+  });
+
+  it('answers a user that no longer exists as null, without failing', async () => {
+    await t.app.ctx.services.audit.record({ userId: '00000000-0000-4000-8000-000000000000', action: 'test.orphan' });
+    const rows = (await get('/api/audit/logs?action=test.orphan', admin.token)).json().data as Row[];
+    expect(rows[0]!.user).toBeNull();
+  });
+});
+
+describe('tamper detection', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp();
+    for (let i = 0; i < 6; i++)
+      await t.app.ctx.services.audit.record({ userId: null, action: 'test.event', reason: `event ${i}` });
+  });
+  afterAll(async () => t?.close());
+
+  const db = () => t.app.ctx.database.db;
+  const ids = async () => (await db().selectFrom('audit_logs').select('id').orderBy('id').execute()).map((r) => r.id);
+  /** Runs SQL with the append-only trigger off, as a DBA with table rights could. */
+  async function tamper(statement: ReturnType<typeof sql>) {
+    await sql`ALTER TABLE audit_logs DISABLE TRIGGER audit_logs_no_update_delete`.execute(db());
+    try {
+      await statement.execute(db());
+    } finally {
+      await sql`ALTER TABLE audit_logs ENABLE TRIGGER audit_logs_no_update_delete`.execute(db());
+    }
+  }
+
+  it('verifies an untouched chain', async () => {
+    expect(await t.app.ctx.services.audit.verifyChain()).toMatchObject({ ok: true, brokenAt: null });
+  });
+
+  it('does not mistake rows appended while it walks the chain (live servers) for tampering', async () => {
+    const repo = createAuditRepository(db());
+    const headBefore = await repo.getHead();
+    // A row committed after verification read the head, before it finished walking.
+    await t.app.ctx.services.audit.record({ userId: null, action: 'test.concurrent' });
+    const verifier = createAuditService({
+      repo: { ...repo, getHead: async () => headBefore },
+      log: pino({ level: 'silent' }),
+      timeZone: async () => 'UTC',
+    });
+    const result = await verifier.verifyChain();
+    expect(result).toMatchObject({ ok: true, brokenAt: null });
+  });
+
+  it('names a row whose reason was edited', async () => {
+    const [, , third] = await ids();
+    const before = await db()
+      .selectFrom('audit_logs')
+      .select('reason')
+      .where('id', '=', third!)
+      .executeTakeFirstOrThrow();
+    await tamper(sql`UPDATE audit_logs SET reason = 'nothing happened' WHERE id = ${third}`);
+    const result = await t.app.ctx.services.audit.verifyChain();
+    expect(result.ok).toBe(false);
+    expect(result.brokenAt!.id).toBe(third);
+    expect(result.brokenAt!.problem).toMatch(/edited/);
+    await tamper(sql`UPDATE audit_logs SET reason = ${before.reason} WHERE id = ${third}`);
+    expect((await t.app.ctx.services.audit.verifyChain()).ok).toBe(true);
+  });
+
+  it('names the row after a deleted middle row', async () => {
+    const all = await ids();
+    const middle = all[Math.floor(all.length / 2)]!;
+    const next = all[all.indexOf(middle) + 1]!;
+    await tamper(sql`DELETE FROM audit_logs WHERE id = ${middle}`);
+    const result = await t.app.ctx.services.audit.verifyChain();
+    expect(result).toMatchObject({ ok: false, brokenAt: { id: next } });
+    expect(result.brokenAt!.problem).toMatch(/removed or changed/);
+  });
+
+  it('notices a deleted tail row through the head record', async () => {
+    const fresh = await createTestApp();
+    try {
+      for (let i = 0; i < 3; i++) await fresh.app.ctx.services.audit.record({ userId: null, action: 'test.event' });
+      const tail = (
+        await fresh.app.ctx.database.db
+          .selectFrom('audit_logs')
+          .select(sql<number>`max(id)`.as('id'))
+          .executeTakeFirstOrThrow()
+      ).id;
+      await sql`ALTER TABLE audit_logs DISABLE TRIGGER audit_logs_no_update_delete`.execute(fresh.app.ctx.database.db);
+      await sql`DELETE FROM audit_logs WHERE id = ${tail}`.execute(fresh.app.ctx.database.db);
+      const result = await fresh.app.ctx.services.audit.verifyChain();
+      expect(result).toMatchObject({ ok: false, brokenAt: { id: tail } });
+      expect(result.brokenAt!.problem).toMatch(/removed/);
+    } finally {
+      await fresh.close();
+    }
+  });
+});
+
+describe('npm run audit:verify', () => {
+  /**
+   * PostgreSQL: the CLI runs beside the live app on the same database. PGlite: the app uses an
+   * on-disk DATA_DIR and is closed first, since a PGlite directory takes one process at a time.
+   */
+  it('prints OK for an intact chain and names the broken row with exit code 1', async () => {
+    let dataDirDb = '';
+    const t = await createTestApp((c) => {
+      if (testDbKind === 'pglite') {
+        dataDirDb = join(c.dataDir, 'db');
+        c.database = { kind: 'pglite', dir: dataDirDb };
+      }
+    });
+    try {
+      await newUser(t, 'patient');
+      const db = t.app.ctx.database.db;
+      const rows = await db.selectFrom('audit_logs').select('id').orderBy('id').execute();
+      const victim = rows[1]!.id;
+      const env: NodeJS.ProcessEnv =
+        t.config.database.kind === 'postgres'
+          ? { PATH: process.env.PATH, DATABASE_URL: t.config.database.url, DATA_DIR: t.dataDir }
+          : { PATH: process.env.PATH, DATA_DIR: t.dataDir };
+      const verify = async () => {
+        if (testDbKind === 'pglite') await t.app.ctx.database.close();
+        try {
+          const out = await run(process.execPath, [CLI], { env });
+          return { code: 0, stdout: out.stdout };
+        } catch (err) {
+          const e = err as { code: number; stdout: string; stderr: string };
+          return { code: e.code, stdout: e.stdout + e.stderr };
+        }
+      };
+
+      const intact = await verify();
+      expect(intact.stdout).toMatch(new RegExp(`^OK: ${rows.length} rows verified`));
+      expect(intact.code).toBe(0);
+
+      const target = testDbKind === 'pglite' ? await reopen(dataDirDb) : null;
+      const tamperDb = target?.db ?? db;
+      await sql`ALTER TABLE audit_logs DISABLE TRIGGER audit_logs_no_update_delete`.execute(tamperDb);
+      await sql`UPDATE audit_logs SET ip_address = '10.9.9.9' WHERE id = ${victim}`.execute(tamperDb);
+      await target?.close();
+
+      const broken = await verify();
+      expect(broken.code).toBe(1);
+      expect(broken.stdout).toMatch(new RegExp(`^BROKEN at row ${victim}: `));
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('refuses a DATA_DIR without a database (exit code 2) instead of creating one', async () => {
+    const dir = join(fileURLToPath(new URL('.', import.meta.url)), 'no-such-data-dir');
+    const err = await run(process.execPath, [CLI], { env: { PATH: process.env.PATH, DATA_DIR: dir } }).catch(
+      (e: { code: number; stderr: string }) => e,
+    );
+    expect((err as { code: number }).code).toBe(2);
+    expect((err as { stderr: string }).stderr).toMatch(/no database/);
+  });
+});
+
+async function reopen(dir: string) {
+  const { openDatabase } = await import('../../db/db.ts');
+  return openDatabase({ kind: 'pglite', dir });
+}

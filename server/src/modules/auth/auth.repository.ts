@@ -1,0 +1,120 @@
+import type { Db } from '../../db/db.ts';
+import type { CodePurpose } from '../../db/schema.ts';
+
+export function createAuthRepository(db: Db) {
+  return {
+    createSession: (s: { id: string; userId: string; expiresAt: Date; ip: string | null; userAgent: string | null }) =>
+      db
+        .insertInto('sessions')
+        .values({ id: s.id, user_id: s.userId, last_seen_at: new Date(), expires_at: s.expiresAt, ip: s.ip, user_agent: s.userAgent })
+        .execute(),
+
+    getSession: (id: string) => db.selectFrom('sessions').selectAll().where('id', '=', id).executeTakeFirst(),
+
+    touchSession: (id: string, at: Date) =>
+      db.updateTable('sessions').set({ last_seen_at: at }).where('id', '=', id).execute(),
+
+    revokeSession: (id: string, reason: string) =>
+      db
+        .updateTable('sessions')
+        .set({ revoked_at: new Date(), revoked_reason: reason })
+        .where('id', '=', id)
+        .where('revoked_at', 'is', null)
+        .execute(),
+
+    revokeUserSessions: (userId: string, reason: string) =>
+      db
+        .updateTable('sessions')
+        .set({ revoked_at: new Date(), revoked_reason: reason })
+        .where('user_id', '=', userId)
+        .where('revoked_at', 'is', null)
+        .execute(),
+
+    /** Issues a code and retires every earlier open code of the same purpose: only the newest works. */
+    async issueCode(c: { userId: string; purpose: CodePurpose; codeHash: string; tokenHash: string | null; expiresAt: Date }) {
+      await db
+        .updateTable('one_time_codes')
+        .set({ consumed_at: new Date() })
+        .where('user_id', '=', c.userId)
+        .where('purpose', '=', c.purpose)
+        .where('consumed_at', 'is', null)
+        .execute();
+      await db
+        .insertInto('one_time_codes')
+        .values({ user_id: c.userId, purpose: c.purpose, code_hash: c.codeHash, token_hash: c.tokenHash, expires_at: c.expiresAt })
+        .execute();
+    },
+
+    latestCode: (userId: string, purpose: CodePurpose) =>
+      db
+        .selectFrom('one_time_codes')
+        .selectAll()
+        .where('user_id', '=', userId)
+        .where('purpose', '=', purpose)
+        .orderBy('created_at', 'desc')
+        .limit(1)
+        .executeTakeFirst(),
+
+    async countCodesSince(userId: string, purpose: CodePurpose, since: Date): Promise<number> {
+      const row = await db
+        .selectFrom('one_time_codes')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('user_id', '=', userId)
+        .where('purpose', '=', purpose)
+        .where('created_at', '>', since)
+        .executeTakeFirstOrThrow();
+      return Number(row.n);
+    },
+
+    openCodeByToken: (tokenHash: string) =>
+      db
+        .selectFrom('one_time_codes')
+        .selectAll()
+        .where('token_hash', '=', tokenHash)
+        .where('purpose', '=', 'reset')
+        .where('consumed_at', 'is', null)
+        .where('expires_at', '>', new Date())
+        .executeTakeFirst(),
+
+    /** Takes one try atomically, so parallel guesses cannot exceed the limit. Null when none is left. */
+    async takeAttempt(codeId: string, maxAttempts: number): Promise<number | null> {
+      const row = await db
+        .updateTable('one_time_codes')
+        .set((eb) => ({ attempts: eb('attempts', '+', 1) }))
+        .where('id', '=', codeId)
+        .where('attempts', '<', maxAttempts)
+        .where('consumed_at', 'is', null)
+        .returning('attempts')
+        .executeTakeFirst();
+      return row ? row.attempts : null;
+    },
+
+    /** Single use: only the first caller gets true. */
+    async consumeCode(codeId: string): Promise<boolean> {
+      const row = await db
+        .updateTable('one_time_codes')
+        .set({ consumed_at: new Date() })
+        .where('id', '=', codeId)
+        .where('consumed_at', 'is', null)
+        .returning('id')
+        .executeTakeFirst();
+      return row !== undefined;
+    },
+
+    async rolePermissions(): Promise<Map<string, Set<string>>> {
+      const rows = await db
+        .selectFrom('role_permissions')
+        .innerJoin('roles', 'roles.id', 'role_permissions.role_id')
+        .innerJoin('permissions', 'permissions.id', 'role_permissions.permission_id')
+        .select(['roles.name as role', 'permissions.name as permission'])
+        .execute();
+      const map = new Map<string, Set<string>>();
+      for (const r of rows) {
+        if (!map.has(r.role)) map.set(r.role, new Set());
+        map.get(r.role)!.add(r.permission);
+      }
+      return map;
+    },
+  };
+}
+export type AuthRepository = ReturnType<typeof createAuthRepository>;

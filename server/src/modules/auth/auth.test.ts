@@ -1,0 +1,361 @@
+import { AuthMessages } from '@medshare/contracts';
+import { SignJWT, UnsecuredJWT } from 'jose';
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ADMIN, type TestApp, createTestApp, login, loginAdmin, newUser, uniqueName } from '../../../test/harness.ts';
+import { codeIn } from '../../../test/smtp.ts';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await createTestApp();
+});
+afterAll(async () => t?.close());
+
+const post = (url: string, payload: unknown, token?: string) => t.request({ method: 'POST', url, payload: payload as object, token });
+const profile = (token: string) => t.request({ method: 'GET', url: '/api/users/profile', token });
+
+function registration(role: 'patient' | 'healthProvider', extra: Record<string, unknown> = {}) {
+  const username = uniqueName('u');
+  return { role, email: `${username}@Example.org`, username, password: 'A-long-enough-passphrase', firstname: 'Ada', lastname: 'Lovelace', active: true, ...extra };
+}
+
+describe('registration', () => {
+  it('registers a patient, mails a 6-digit code and signs in on confirmation', async () => {
+    const body = registration('patient', { dob: '1990-01-31', gender: 'Female', bloodgroup: 'A+' });
+    const res = await post('/api/auth/register', body);
+    expect(res.statusCode).toBe(201);
+    const { user, pending } = res.json().data;
+    expect(pending).toBe(false);
+    expect(user).toMatchObject({ role: 'patient', email: body.email.toLowerCase(), dob: '1990-01-31', gender: 'female', bloodgroup: 'A+', emailVerified: false });
+    expect(JSON.stringify(res.json())).not.toMatch(/password|hash/i);
+
+    const code = codeIn(await t.smtp.lastTo(body.email));
+    const confirm = await post('/api/auth/confirm', { email: body.email, code });
+    expect(confirm.statusCode).toBe(200);
+    const { token } = confirm.json().data;
+    const me = await profile(token);
+    expect(me.statusCode).toBe(200);
+    expect(me.json().data).toMatchObject({ id: user.id, emailVerified: true, dob: '1990-01-31' });
+  });
+
+  it('refuses self-registration as admin', async () => {
+    const res = await post('/api/auth/register', registration('patient', { role: 'admin' }));
+    expect(res.statusCode).toBe(400);
+    expect(res.json().errors).toContainEqual(expect.objectContaining({ field: 'role' }));
+  });
+
+  it('ignores the active flag sent by the wizard: a provider stays pending', async () => {
+    const body = registration('healthProvider', { active: true, licensenumber: 'LIC-1' });
+    const res = await post('/api/auth/register', body);
+    expect(res.statusCode).toBe(201);
+    expect(res.json().data.pending).toBe(true);
+    expect(res.json().message).toBe(AuthMessages.providerUnderReview);
+    const code = codeIn(await t.smtp.lastTo(body.email));
+    const confirm = await post('/api/auth/confirm', { email: body.email, code });
+    expect(confirm.json()).toMatchObject({ data: { pending: true }, message: AuthMessages.providerUnderReview });
+    expect(confirm.json().data.token).toBeUndefined();
+  });
+
+  it('answers per-field errors for bad input and unknown fields', async () => {
+    const res = await post('/api/auth/register', { role: 'patient', email: 'nope', username: 'a', password: 'short', firstname: '', lastname: 'x', isAdmin: true });
+    expect(res.statusCode).toBe(400);
+    const fields = res.json().errors.map((e: { field: string }) => e.field);
+    expect(fields).toEqual(expect.arrayContaining(['email', 'username', 'password', 'firstname', 'isAdmin']));
+  });
+
+  it('refuses common passwords and passwords containing the username', async () => {
+    const common = await post('/api/auth/register', registration('patient', { password: 'password1234' }));
+    expect(common.statusCode).toBe(400);
+    expect(common.json().errors[0]).toMatchObject({ field: 'password', message: expect.stringMatching(/common/) });
+    const body = registration('patient');
+    const own = await post('/api/auth/register', { ...body, password: `${body.username}-secret-1` });
+    expect(own.statusCode).toBe(400);
+  });
+
+  it('refuses a taken e-mail or username, case-insensitively, with 409', async () => {
+    const body = registration('patient');
+    expect((await post('/api/auth/register', body)).statusCode).toBe(201);
+    const again = await post('/api/auth/register', { ...body, email: body.email.toUpperCase(), username: body.username.toUpperCase() });
+    expect(again.statusCode).toBe(409);
+    expect(again.json().errors.map((e: { field: string }) => e.field).sort()).toEqual(['email', 'username']);
+  });
+});
+
+describe('login with a second factor', () => {
+  it('mails a code instead of a token, then signs in with it', async () => {
+    const u = await newUser(t, 'patient');
+    const res = await post('/api/auth/login', { email: u.user.email, password: u.password });
+    expect(res.statusCode).toBe(200);
+    expect(res.json().data).toEqual({ otpRequired: true, email: u.user.email });
+    expect(res.body).not.toMatch(/token/);
+    const signedIn = await login(t, u.user.email, u.password);
+    expect((await profile(signedIn.token)).statusCode).toBe(200);
+  });
+
+  it('gives the same answer for an unknown e-mail and a wrong password', async () => {
+    const u = await newUser(t, 'patient');
+    const wrong = await post('/api/auth/login', { email: u.user.email, password: 'not-the-password' });
+    const unknown = await post('/api/auth/login', { email: 'nobody-here@example.org', password: 'not-the-password' });
+    expect(wrong.statusCode).toBe(401);
+    expect(unknown.statusCode).toBe(401);
+    expect(wrong.json().message).toBe(unknown.json().message);
+  });
+
+  it('locks an account for a while after five wrong passwords', async () => {
+    const u = await newUser(t, 'patient');
+    for (let i = 0; i < 5; i++) expect((await post('/api/auth/login', { email: u.user.email, password: `wrong-${i}-password` })).statusCode).toBe(401);
+    const locked = await post('/api/auth/login', { email: u.user.email, password: u.password });
+    expect(locked.statusCode).toBe(429);
+    expect(Number(locked.headers['retry-after'])).toBeGreaterThan(800);
+  });
+
+  it('locks the code after five wrong tries, even the right code afterwards', async () => {
+    const u = await newUser(t, 'patient');
+    await post('/api/auth/login', { email: u.user.email, password: u.password });
+    const right = codeIn(await t.smtp.lastTo(u.user.email));
+    const wrong = right === '000000' ? '111111' : '000000';
+    const statuses = [];
+    for (let i = 0; i < 5; i++) statuses.push((await post('/api/auth/confirm', { email: u.user.email, code: wrong })).statusCode);
+    expect(statuses).toEqual([400, 400, 400, 400, 429]);
+    const late = await post('/api/auth/confirm', { email: u.user.email, code: right });
+    expect(late.statusCode).toBe(429);
+    expect(late.json().message).toBe(AuthMessages.codeLocked);
+  });
+
+  it('takes each code once and only the newest', async () => {
+    const u = await newUser(t, 'patient');
+    await post('/api/auth/login', { email: u.user.email, password: u.password });
+    const first = codeIn(await t.smtp.lastTo(u.user.email));
+    const count = t.smtp.countTo(u.user.email);
+    await post('/api/auth/login', { email: u.user.email, password: u.password });
+    while (t.smtp.countTo(u.user.email) === count) await new Promise((r) => setTimeout(r, 10));
+    const second = codeIn(await t.smtp.lastTo(u.user.email));
+    if (first !== second) expect((await post('/api/auth/confirm', { email: u.user.email, code: first })).statusCode).toBe(400);
+    expect((await post('/api/auth/confirm', { email: u.user.email, code: second })).statusCode).toBe(200);
+    expect((await post('/api/auth/confirm', { email: u.user.email, code: second })).statusCode).toBe(400);
+  });
+
+  it('keeps a pending provider out until an admin approves, then lets them in', async () => {
+    const body = registration('healthProvider');
+    const reg = await post('/api/auth/register', body);
+    const code = codeIn(await t.smtp.lastTo(body.email));
+    await post('/api/auth/confirm', { email: body.email, code });
+    const refused = await post('/api/auth/login', { email: body.email, password: body.password });
+    expect(refused.statusCode).toBe(403);
+    expect(refused.json().message).toBe(AuthMessages.providerUnderReview);
+
+    const admin = await loginAdmin(t);
+    const approve = await t.request({ method: 'PUT', url: `/api/users/toggleUserStatus/${reg.json().data.user.id}`, token: admin.token });
+    expect(approve.statusCode).toBe(200);
+    expect((await t.smtp.lastTo(body.email)).subject).toMatch(/active/);
+    const provider = await login(t, body.email, body.password);
+    expect(provider.user.role).toBe('healthProvider');
+  });
+
+  it('refuses the approval endpoint to anyone without users:manage', async () => {
+    const patient = await newUser(t, 'patient');
+    const res = await t.request({ method: 'PUT', url: `/api/users/toggleUserStatus/${patient.user.id}`, token: patient.token });
+    expect(res.statusCode).toBe(403);
+  });
+});
+
+describe('sessions', () => {
+  it('logout revokes the token on the server', async () => {
+    const u = await newUser(t, 'patient');
+    expect((await post('/api/auth/logout', undefined, u.token)).statusCode).toBe(200);
+    const after = await profile(u.token);
+    expect(after.statusCode).toBe(401);
+    expect(after.json().message).toMatch(/Authentication failed/);
+  });
+
+  it('ends a session that has been idle longer than the setting', async () => {
+    const u = await newUser(t, 'patient');
+    await sql`update sessions set last_seen_at = now() - interval '31 minutes' where user_id = ${u.user.id}`.execute(t.app.ctx.database.db);
+    const res = await profile(u.token);
+    expect(res.statusCode).toBe(401);
+    expect(res.json().message).toMatch(/Token expired/);
+  });
+
+  it('ends a session past its absolute lifetime', async () => {
+    const u = await newUser(t, 'patient');
+    await sql`update sessions set expires_at = now() - interval '1 second' where user_id = ${u.user.id}`.execute(t.app.ctx.database.db);
+    expect((await profile(u.token)).statusCode).toBe(401);
+  });
+
+  it('throws a deactivated user out on the next request', async () => {
+    const u = await newUser(t, 'patient');
+    const admin = await loginAdmin(t);
+    const off = await t.request({ method: 'PUT', url: `/api/users/toggleUserStatus/${u.user.id}`, token: admin.token });
+    expect(off.json().data.active).toBe(false);
+    expect((await profile(u.token)).statusCode).toBe(401);
+    const relog = await post('/api/auth/login', { email: u.user.email, password: u.password });
+    expect(relog.statusCode).toBe(403);
+  });
+
+  it('refuses to deactivate the last active admin or oneself', async () => {
+    const admin = await loginAdmin(t);
+    const res = await t.request({ method: 'PUT', url: `/api/users/toggleUserStatus/${admin.user.id}`, token: admin.token });
+    expect(res.statusCode).toBe(409);
+  });
+
+  it('refuses tampered, foreign, unsigned and malformed tokens', async () => {
+    const u = await newUser(t, 'patient');
+    const [h, p, s] = u.token.split('.');
+    const payload = JSON.parse(Buffer.from(p!, 'base64url').toString());
+    const forged = Buffer.from(JSON.stringify({ ...payload, sub: '00000000-0000-0000-0000-000000000000' })).toString('base64url');
+    const tampered = `${h}.${forged}.${s}`;
+    const foreign = await new SignJWT(payload).setProtectedHeader({ alg: 'HS256' }).sign(Buffer.from('x'.repeat(40)));
+    const none = new UnsecuredJWT(payload).encode();
+    for (const token of [tampered, foreign, none, 'garbage-token-value', `${u.token}x`]) {
+      const res = await profile(token);
+      expect(res.statusCode).toBe(401);
+      expect(res.json().message).toMatch(/Invalid token|Authentication failed/);
+    }
+    const noHeader = await t.request({ method: 'GET', url: '/api/users/profile' });
+    expect(noHeader.json().message).toBe('Unauthenticated');
+    const expired = await new SignJWT(payload).setProtectedHeader({ alg: 'HS256' }).setExpirationTime(Math.floor(Date.now() / 1000) - 10).sign(t.config.jwtSecret);
+    expect((await profile(expired)).json().message).toBe('Token expired');
+  });
+});
+
+describe('password reset', () => {
+  it('resets with the mailed code, ends every session and accepts the new password', async () => {
+    const u = await newUser(t, 'patient');
+    const forgot = await post('/api/auth/forgot-password', { email: u.user.email });
+    expect(forgot.statusCode).toBe(200);
+    await t.app.ctx.services.auth.settled();
+    const mail = await t.smtp.lastTo(u.user.email);
+    expect(mail.text).toMatch(/http:\/\/medshare\.test\/reset-password\?token=/);
+    const res = await post('/api/auth/reset-password', { email: u.user.email, otp: codeIn(mail), newPassword: 'Brand-new-passphrase-9' });
+    expect(res.statusCode).toBe(200);
+    expect(res.json().message).toBe(AuthMessages.passwordReset);
+    expect((await profile(u.token)).statusCode).toBe(401);
+    expect((await post('/api/auth/login', { email: u.user.email, password: u.password })).statusCode).toBe(401);
+    await login(t, u.user.email, 'Brand-new-passphrase-9');
+  });
+
+  it('resets with the mailed link token, once', async () => {
+    const u = await newUser(t, 'patient');
+    await post('/api/auth/forgot-password', { email: u.user.email });
+    await t.app.ctx.services.auth.settled();
+    const token = decodeURIComponent(/token=([^\s]+)/.exec((await t.smtp.lastTo(u.user.email)).text)![1]!);
+    expect((await post('/api/auth/reset-password', { token, password: 'Link-reset-passphrase-1' })).statusCode).toBe(200);
+    expect((await post('/api/auth/reset-password', { token, password: 'Link-reset-passphrase-2' })).statusCode).toBe(400);
+    expect((await profile(u.token)).statusCode).toBe(401);
+  });
+
+  it('answers forgot-password the same for unknown e-mails and sends nothing', async () => {
+    const before = t.smtp.mails.length;
+    const res = await post('/api/auth/forgot-password', { email: 'nobody-at-all@example.org' });
+    expect(res.statusCode).toBe(200);
+    expect(res.json().message).toBe(AuthMessages.forgotAnswer);
+    await t.app.ctx.services.auth.settled();
+    expect(t.smtp.mails.length).toBe(before);
+  });
+
+  it('answers forgot-password during an SMTP outage exactly as for an unknown e-mail, leaving no code', async () => {
+    const u = await newUser(t, 'patient');
+    t.smtp.setFailing(true);
+    try {
+      const known = await post('/api/auth/forgot-password', { email: u.user.email });
+      const unknown = await post('/api/auth/forgot-password', { email: 'nobody-either@example.org' });
+      await t.app.ctx.services.auth.settled();
+      expect(known.statusCode).toBe(200);
+      expect(known.body).toBe(unknown.body);
+      const codes = await t.app.ctx.database.db.selectFrom('one_time_codes').select('id').where('user_id', '=', u.user.id).where('purpose', '=', 'reset').execute();
+      expect(codes).toHaveLength(0);
+    } finally {
+      t.smtp.setFailing(false);
+    }
+  });
+
+  it('spends about the same time on forgot-password for known and unknown e-mails', async () => {
+    const u = await newUser(t, 'patient');
+    const time = async (email: string) => {
+      const start = process.hrtime.bigint();
+      await post('/api/auth/forgot-password', { email });
+      return Number(process.hrtime.bigint() - start) / 1e6;
+    };
+    const known: number[] = [];
+    const unknown: number[] = [];
+    for (let i = 0; i < 7; i++) {
+      known.push(await time(u.user.email));
+      unknown.push(await time(`nobody-${i}@example.org`));
+    }
+    await t.app.ctx.services.auth.settled();
+    const median = (xs: number[]) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+    expect(Math.abs(median(known) - median(unknown))).toBeLessThan(25);
+  });
+
+  it('issues at most three reset codes per account per hour, answering the same each time', async () => {
+    const u = await newUser(t, 'patient');
+    const db = t.app.ctx.database.db;
+    for (let i = 0; i < 5; i++) {
+      const res = await post('/api/auth/forgot-password', { email: u.user.email });
+      expect(res.json().message).toBe(AuthMessages.forgotAnswer);
+      await t.app.ctx.services.auth.settled();
+      // Age the newest code past the one-a-minute rule so only the hourly cap applies.
+      await sql`update one_time_codes set created_at = now() - interval '2 minutes' where user_id = ${u.user.id} and purpose = 'reset'`.execute(db);
+    }
+    const mails = t.smtp.mails.filter((m) => m.to.includes(u.user.email) && /Reset/.test(m.subject));
+    expect(mails).toHaveLength(3);
+  });
+
+  it('does not let a weak new password through', async () => {
+    const u = await newUser(t, 'patient');
+    await post('/api/auth/forgot-password', { email: u.user.email });
+    await t.app.ctx.services.auth.settled();
+    const code = codeIn(await t.smtp.lastTo(u.user.email));
+    const res = await post('/api/auth/reset-password', { email: u.user.email, otp: code, newPassword: 'qwertyuiop' });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().errors[0].field).toBe('newPassword');
+  });
+});
+
+describe('bad input never answers 5xx', () => {
+  const routes = ['/api/auth/register', '/api/auth/login', '/api/auth/confirm', '/api/auth/resend-code', '/api/auth/forgot-password', '/api/auth/reset-password'];
+  const bodies: Array<{ payload: string; type?: string }> = [
+    { payload: '{not json' },
+    { payload: '[]' },
+    { payload: 'null' },
+    { payload: '"string"' },
+    { payload: '{"email": 5, "password": {"$gt": ""}, "code": [1]}' },
+    { payload: JSON.stringify({ email: 'a@b.co', password: 'x'.repeat(5000), extra: true }) },
+    { payload: 'email=a&password=b', type: 'application/x-www-form-urlencoded' },
+    { payload: '', type: 'application/json' },
+    { payload: JSON.stringify({ email: 'x'.repeat(2 * 1024 * 1024) }) },
+  ];
+  for (const route of routes) {
+    it(`answers 4xx with the envelope on ${route}`, async () => {
+      for (const b of bodies) {
+        const res = await t.request({ method: 'POST', url: route, payload: b.payload, headers: { 'content-type': b.type ?? 'application/json' } });
+        expect(res.statusCode, `${route} ${b.payload.slice(0, 40)}`).toBeGreaterThanOrEqual(400);
+        expect(res.statusCode).toBeLessThan(500);
+        expect(res.json()).toMatchObject({ success: false, message: expect.any(String) });
+      }
+    });
+  }
+});
+
+describe('audit trail', () => {
+  it('records auth events in a chain that verifies', async () => {
+    await newUser(t, 'patient');
+    const rows = await t.app.ctx.database.db.selectFrom('audit_logs').select('action_type').execute();
+    const actions = new Set(rows.map((r) => r.action_type));
+    for (const a of ['auth.register', 'auth.confirm', 'auth.login']) expect(actions).toContain(a);
+    expect((await t.app.ctx.services.audit.verifyChain()).ok).toBe(true);
+  });
+
+  it('refuses UPDATE and DELETE on audit rows in the database itself', async () => {
+    const db = t.app.ctx.database.db;
+    await expect(sql`update audit_logs set reason = 'x'`.execute(db)).rejects.toThrow(/append-only/);
+    await expect(sql`delete from audit_logs`.execute(db)).rejects.toThrow(/append-only/);
+  });
+
+  it('never writes a password or a code into the audit trail', async () => {
+    const rows = await t.app.ctx.database.db.selectFrom('audit_logs').selectAll().execute();
+    const text = JSON.stringify(rows);
+    expect(text).not.toContain(ADMIN.password);
+    expect(text).not.toMatch(/Tr0ubadour/);
+  });
+});

@@ -1,0 +1,278 @@
+import type { RoleName } from '@medshare/contracts';
+import { type Insertable, sql } from 'kysely';
+import type { Db } from '../../db/db.ts';
+import type { ImageRow, ImagesTable, ShareRow, SharesTable, ThumbnailStatus } from '../../db/schema.ts';
+
+export interface UserBrief {
+  id: string;
+  firstname: string;
+  lastname: string;
+  role: RoleName;
+  active: boolean;
+  approved: boolean;
+}
+
+export interface ImageWithPeople extends ImageRow {
+  uploader_firstname: string;
+  uploader_lastname: string;
+  patient_firstname: string | null;
+  patient_lastname: string | null;
+}
+
+export interface ShareWithCreator extends ShareRow {
+  creator_firstname: string;
+  creator_lastname: string;
+}
+
+/** One row of a list page: an own image (share_id null) or an image that reached the viewer through a share. */
+export interface ListEntry {
+  image_id: string;
+  share_id: string | null;
+  sort_at: Date;
+}
+
+export function createImagesRepository(db: Db) {
+  const imagesWithPeople = () =>
+    db
+      .selectFrom('images')
+      .innerJoin('users as up', 'up.id', 'images.uploader_id')
+      .leftJoin('users as pt', 'pt.id', 'images.patient_id')
+      .selectAll('images')
+      .select([
+        'up.firstname as uploader_firstname',
+        'up.lastname as uploader_lastname',
+        'pt.firstname as patient_firstname',
+        'pt.lastname as patient_lastname',
+      ]);
+
+  return {
+    async findUser(id: string): Promise<UserBrief | undefined> {
+      const row = await db
+        .selectFrom('users')
+        .innerJoin('roles', 'roles.id', 'users.role_id')
+        .select([
+          'users.id',
+          'users.firstname',
+          'users.lastname',
+          'users.active',
+          'users.approved_at',
+          sql<RoleName>`roles.name`.as('role'),
+        ])
+        .where('users.id', '=', id)
+        .where('users.deleted_at', 'is', null)
+        .executeTakeFirst();
+      return (
+        row && {
+          id: row.id,
+          firstname: row.firstname,
+          lastname: row.lastname,
+          role: row.role,
+          active: row.active,
+          approved: row.approved_at !== null,
+        }
+      );
+    },
+
+    /** Where a share mail goes (the one place this module reads an e-mail address). */
+    contactOf: (id: string) =>
+      db.selectFrom('users').select(['email', 'firstname']).where('id', '=', id).executeTakeFirstOrThrow(),
+
+    insertImage: (row: Insertable<ImagesTable>) => db.insertInto('images').values(row).execute(),
+
+    insertShare: (row: Insertable<SharesTable>) => db.insertInto('shares').values(row).execute(),
+
+    /** A live (not deleted) image with the names of its uploader and patient. */
+    getLive: (id: string): Promise<ImageWithPeople | undefined> =>
+      imagesWithPeople().where('images.id', '=', id).where('images.deleted_at', 'is', null).executeTakeFirst(),
+
+    /** The share of an image to one user, if any (at most one per pair). */
+    shareTo: (imageId: string, userId: string): Promise<ShareRow | undefined> =>
+      db
+        .selectFrom('shares')
+        .selectAll()
+        .where('image_id', '=', imageId)
+        .where('created_for', '=', userId)
+        .executeTakeFirst(),
+
+    imagesByIds: (ids: string[]): Promise<ImageWithPeople[]> =>
+      ids.length ? imagesWithPeople().where('images.id', 'in', ids).execute() : Promise.resolve([]),
+
+    sharesByIds: (ids: string[]): Promise<ShareWithCreator[]> =>
+      ids.length
+        ? db
+            .selectFrom('shares')
+            .innerJoin('users as cr', 'cr.id', 'shares.created_by')
+            .selectAll('shares')
+            .select(['cr.firstname as creator_firstname', 'cr.lastname as creator_lastname'])
+            .where('shares.id', 'in', ids)
+            .execute()
+        : Promise.resolve([]),
+
+    /**
+     * Own uploads and/or shares to the viewer, newest first. Each branch walks its own index in
+     * order (images_uploader_live_idx, shares_recipient_idx), so a page costs its offset plus limit.
+     */
+    async listForViewer(
+      viewerId: string,
+      parts: { own: boolean; shared: boolean },
+      limit: number,
+      offset: number,
+    ): Promise<{ entries: ListEntry[]; total: number }> {
+      const own = sql`SELECT i.id AS image_id, NULL::uuid AS share_id, i.created_at AS sort_at
+        FROM images i WHERE i.uploader_id = ${viewerId} AND i.deleted_at IS NULL`;
+      const shared = sql`SELECT s.image_id, s.id AS share_id, s.created_at AS sort_at
+        FROM shares s JOIN images i ON i.id = s.image_id
+        WHERE s.created_for = ${viewerId} AND i.deleted_at IS NULL AND i.uploader_id <> ${viewerId}`;
+      const union = parts.own && parts.shared ? sql`(${own}) UNION ALL (${shared})` : parts.own ? own : shared;
+      const page = await sql<ListEntry>`SELECT image_id, share_id, sort_at FROM (${union}) u
+        ORDER BY sort_at DESC, image_id DESC LIMIT ${limit} OFFSET ${offset}`.execute(db);
+      const ownCount = parts.own
+        ? sql<{
+            n: number;
+          }>`SELECT count(*)::int AS n FROM images WHERE uploader_id = ${viewerId} AND deleted_at IS NULL`.execute(db)
+        : null;
+      const sharedCount = parts.shared
+        ? sql<{ n: number }>`SELECT count(*)::int AS n FROM shares s JOIN images i ON i.id = s.image_id
+            WHERE s.created_for = ${viewerId} AND i.deleted_at IS NULL AND i.uploader_id <> ${viewerId}`.execute(db)
+        : null;
+      const total = ((await ownCount)?.rows[0]?.n ?? 0) + ((await sharedCount)?.rows[0]?.n ?? 0);
+      return { entries: page.rows, total };
+    },
+
+    async listAll(limit: number, offset: number): Promise<{ entries: ListEntry[]; total: number }> {
+      const rows = await db
+        .selectFrom('images')
+        .select(['id as image_id', 'created_at as sort_at'])
+        .where('deleted_at', 'is', null)
+        .orderBy('created_at', 'desc')
+        .orderBy('id', 'desc')
+        .limit(limit)
+        .offset(offset)
+        .execute();
+      const { n } = await db
+        .selectFrom('images')
+        .select(sql<number>`count(*)::int`.as('n'))
+        .where('deleted_at', 'is', null)
+        .executeTakeFirstOrThrow();
+      return { entries: rows.map((r) => ({ image_id: r.image_id, share_id: null, sort_at: r.sort_at })), total: n };
+    },
+
+    async countAll(): Promise<{ total: number; shared: number }> {
+      const { n } = await db
+        .selectFrom('images')
+        .select(sql<number>`count(*)::int`.as('n'))
+        .where('deleted_at', 'is', null)
+        .executeTakeFirstOrThrow();
+      const shared = await sql<{
+        n: number;
+      }>`SELECT count(DISTINCT s.image_id)::int AS n FROM shares s JOIN images i ON i.id = s.image_id
+        WHERE i.deleted_at IS NULL AND s.revoked_at IS NULL AND (s.expires_at IS NULL OR s.expires_at > now())`.execute(
+        db,
+      );
+      return { total: n, shared: shared.rows[0]?.n ?? 0 };
+    },
+
+    /** Soft-deletes the image and revokes its shares (one transaction, built on a transaction handle). */
+    async markDeleted(id: string, at: Date): Promise<number> {
+      const res = await db
+        .updateTable('images')
+        .set({ deleted_at: at })
+        .where('id', '=', id)
+        .where('deleted_at', 'is', null)
+        .executeTakeFirst();
+      await db
+        .updateTable('shares')
+        .set({ revoked_at: at })
+        .where('image_id', '=', id)
+        .where('revoked_at', 'is', null)
+        .execute();
+      return Number(res.numUpdatedRows);
+    },
+
+    revokeSharesTo: (userId: string, at: Date) =>
+      db
+        .updateTable('shares')
+        .set({ revoked_at: at })
+        .where('created_for', '=', userId)
+        .where('revoked_at', 'is', null)
+        .execute(),
+
+    async uploadsPerDay(from: string, to: string, timeZone: string): Promise<Array<{ date: string; count: number }>> {
+      const res = await sql<{
+        date: string;
+        count: number;
+      }>`SELECT to_char(created_at AT TIME ZONE ${timeZone}, 'YYYY-MM-DD') AS date, count(*)::int AS count
+        FROM images
+        WHERE deleted_at IS NULL
+          AND created_at >= (${from}::date::timestamp AT TIME ZONE ${timeZone})
+          AND created_at < ((${to}::date + 1)::timestamp AT TIME ZONE ${timeZone})
+        GROUP BY 1 ORDER BY 1`.execute(db);
+      return res.rows;
+    },
+
+    /** Records a made thumbnail, only if the image still exists and still waits for one. */
+    async setThumbnail(
+      id: string,
+      t: { key: string; wrappedKey: string; keyId: string; contentType: string; size: number; sha256: string },
+    ): Promise<boolean> {
+      const res = await db
+        .updateTable('images')
+        .set({
+          thumbnail_status: 'ready',
+          thumb_storage_key: t.key,
+          thumb_wrapped_key: t.wrappedKey,
+          thumb_key_id: t.keyId,
+          thumb_content_type: t.contentType,
+          thumb_size_bytes: t.size,
+          thumb_sha256: t.sha256,
+        })
+        .where('id', '=', id)
+        .where('deleted_at', 'is', null)
+        .where('thumbnail_status', '=', 'pending')
+        .executeTakeFirst();
+      return Number(res.numUpdatedRows) === 1;
+    },
+
+    setThumbnailStatus: (id: string, status: ThumbnailStatus) =>
+      db.updateTable('images').set({ thumbnail_status: status }).where('id', '=', id).execute(),
+
+    pendingThumbnails: (limit: number) =>
+      db
+        .selectFrom('images')
+        .select('id')
+        .where('thumbnail_status', '=', 'pending')
+        .where('deleted_at', 'is', null)
+        .orderBy('created_at')
+        .limit(limit)
+        .execute(),
+
+    /** Which of these blob keys a live image row points at (main object or thumbnail). */
+    async referencedKeys(keys: string[]): Promise<Set<string>> {
+      if (!keys.length) return new Set();
+      const rows = await db
+        .selectFrom('images')
+        .select(['storage_key', 'thumb_storage_key'])
+        .where('deleted_at', 'is', null)
+        .where((eb) => eb.or([eb('storage_key', 'in', keys), eb('thumb_storage_key', 'in', keys)]))
+        .execute();
+      const found = new Set<string>();
+      for (const r of rows) {
+        found.add(r.storage_key);
+        if (r.thumb_storage_key) found.add(r.thumb_storage_key);
+      }
+      return found;
+    },
+
+    /** Every live row's blob keys, in batches (consistency checks and tests). */
+    liveKeysAfter: (afterId: string | null, limit: number) =>
+      db
+        .selectFrom('images')
+        .select(['id', 'storage_key', 'thumb_storage_key'])
+        .where('deleted_at', 'is', null)
+        .$if(afterId !== null, (q) => q.where('id', '>', afterId!))
+        .orderBy('id')
+        .limit(limit)
+        .execute(),
+  };
+}
+export type ImagesRepository = ReturnType<typeof createImagesRepository>;

@@ -1,0 +1,201 @@
+import multipart from '@fastify/multipart';
+import {
+  ErrorResponseSchema,
+  IdParamSchema,
+  ImageContentQuerySchema,
+  ImageMessages,
+  ImageSchema,
+  ListImagesQuerySchema,
+  MessageOnlyResponseSchema,
+  envelope,
+  pagedEnvelope,
+} from '@medshare/contracts';
+import type { FastifyRequest } from 'fastify';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { AppContext } from '../../app-context.ts';
+import { actorOf } from '../../http/auth-hooks.ts';
+import { ok, paged } from '../../http/envelope.ts';
+import type { UploadPart } from './images.service.ts';
+
+const errors = {
+  400: ErrorResponseSchema,
+  401: ErrorResponseSchema,
+  403: ErrorResponseSchema,
+  404: ErrorResponseSchema,
+};
+const bearer = [{ bearer: [] }];
+const ContentParamsSchema = z.object({ id: z.string().max(64).describe('Image id') });
+
+/** The multipart stream as neutral parts; the service decides what is acceptable. */
+async function* partsOf(request: FastifyRequest, limits: { fileBytes: number }): AsyncIterable<UploadPart> {
+  if (!request.isMultipart()) return;
+  const parts = request.parts({
+    limits: {
+      fileSize: limits.fileBytes,
+      files: 1,
+      fields: 10,
+      parts: 12,
+      fieldSize: 8 * 1024,
+      fieldNameSize: 100,
+      headerPairs: 50,
+    },
+  });
+  for await (const part of parts) {
+    if (part.type === 'file') {
+      yield {
+        kind: 'file',
+        fieldname: part.fieldname,
+        filename: part.filename ?? '',
+        mimetype: part.mimetype ?? '',
+        stream: part.file,
+      };
+    } else {
+      yield {
+        kind: 'field',
+        name: part.fieldname,
+        value: typeof part.value === 'string' ? part.value : String(part.value ?? ''),
+        truncated: part.valueTruncated,
+      };
+    }
+  }
+}
+
+/** Upload, lists, content and delete (DESIGN §7). Registered under /api. */
+export function imagesRoutes(ctx: AppContext): FastifyPluginAsyncZod {
+  const { images } = ctx.services;
+  return async (app) => {
+    // Size is enforced by the service while streaming (it knows the setting and the message).
+    await app.register(multipart, { throwFileSizeLimit: false });
+
+    app.post(
+      '/upload/image',
+      {
+        preHandler: ctx.hooks.requirePermission('image:upload'),
+        schema: {
+          tags: ['images'],
+          summary: 'Upload an image (multipart: caption, file, patientId); the type is decided by the bytes',
+          description: `Accepts JPEG, PNG, PDF and DICOM up to the max_upload_mb setting. 415: '${ImageMessages.invalidType}'; 413 too large; 400 missing file, blank caption or unknown patient.`,
+          consumes: ['multipart/form-data'],
+          security: bearer,
+          response: { 201: envelope(ImageSchema), ...errors, 413: ErrorResponseSchema, 415: ErrorResponseSchema },
+        },
+      },
+      async (request, reply) => {
+        const image = await images.upload(actorOf(request), (limits) => partsOf(request, limits), request.ip);
+        return reply.status(201).send(ok(image, ImageMessages.uploaded));
+      },
+    );
+
+    app.get(
+      '/upload/my-images',
+      {
+        preHandler: ctx.hooks.authenticate,
+        schema: {
+          tags: ['images'],
+          summary: 'Images I uploaded plus images shared with me, newest first',
+          security: bearer,
+          querystring: ListImagesQuerySchema,
+          response: { 200: pagedEnvelope(ImageSchema), ...errors },
+        },
+      },
+      async (request) => {
+        const { items, pagination } = await images.list(actorOf(request), 'mine', request.query);
+        return paged(items, pagination);
+      },
+    );
+
+    app.get(
+      '/upload/shared-images',
+      {
+        preHandler: ctx.hooks.authenticate,
+        schema: {
+          tags: ['images'],
+          summary: 'Images assigned or shared to me (the patient view), newest first',
+          security: bearer,
+          querystring: ListImagesQuerySchema,
+          response: { 200: pagedEnvelope(ImageSchema), ...errors },
+        },
+      },
+      async (request) => {
+        const { items, pagination } = await images.list(actorOf(request), 'shared', request.query);
+        return paged(items, pagination);
+      },
+    );
+
+    app.get(
+      '/upload/images',
+      {
+        preHandler: ctx.hooks.requirePermission('image:view_all'),
+        schema: {
+          tags: ['images'],
+          summary: 'Every image (admin)',
+          security: bearer,
+          querystring: ListImagesQuerySchema,
+          response: { 200: pagedEnvelope(ImageSchema), ...errors },
+        },
+      },
+      async (request) => {
+        const { items, pagination } = await images.list(actorOf(request), 'all', request.query);
+        return paged(items, pagination);
+      },
+    );
+
+    app.delete(
+      '/upload/image/:id',
+      {
+        preHandler: ctx.hooks.requirePermission('image:delete'),
+        schema: {
+          tags: ['images'],
+          summary: 'Delete an image (uploader or admin): revokes its shares and removes its blobs',
+          security: bearer,
+          params: IdParamSchema,
+          response: { 200: MessageOnlyResponseSchema, ...errors },
+        },
+      },
+      async (request) => {
+        await images.deleteImage(actorOf(request), request.params.id);
+        return { success: true as const, message: ImageMessages.deleted, data: null };
+      },
+    );
+
+    for (const variant of ['content', 'thumbnail'] as const) {
+      app.get(
+        `/images/:id/${variant}`,
+        {
+          preHandler: ctx.hooks.authenticate,
+          schema: {
+            tags: ['images'],
+            summary:
+              variant === 'content'
+                ? 'The decrypted file (bearer header only); ?download=1 for an attachment'
+                : 'The decrypted WebP thumbnail (JPEG/PNG only)',
+            security: bearer,
+            params: ContentParamsSchema,
+            querystring: ImageContentQuerySchema,
+            response: {
+              200: z.unknown().describe('The file bytes, streamed'),
+              401: ErrorResponseSchema,
+              404: ErrorResponseSchema,
+            },
+          },
+        },
+        async (request, reply) => {
+          const answer = await images.openContent(
+            actorOf(request),
+            request.params.id,
+            variant,
+            request.query.download === '1',
+          );
+          return reply
+            .header('content-type', answer.contentType)
+            .header('content-length', String(answer.size))
+            .header('content-disposition', answer.disposition)
+            .header('cache-control', 'private, no-store')
+            .header('x-content-type-options', 'nosniff')
+            .send(answer.stream);
+        },
+      );
+    }
+  };
+}

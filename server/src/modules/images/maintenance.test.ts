@@ -1,0 +1,100 @@
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type SignedIn, type TestApp, createTestApp, newUser } from '../../../test/harness.ts';
+import { rewrapDataKeys } from '../../crypto/envelope-rewrap.ts';
+import { IntegrityError, createKeyring } from '../../crypto/envelope.ts';
+import { createEncryptedStore } from '../../storage/encrypted-store.ts';
+import { bytesOf, fixture, uploadFile } from './images.test-helpers.ts';
+
+let t: TestApp;
+let doc: SignedIn;
+beforeAll(async () => {
+  t = await createTestApp();
+  doc = await newUser(t, 'healthProvider');
+});
+afterAll(async () => t?.close());
+
+const storage = () => t.app.ctx.services.images;
+
+describe('orphan sweeper', () => {
+  it('removes a blob no row points at and keeps referenced blobs and fresh orphans', async () => {
+    const kept = (await uploadFile(t, doc.token, fixture('other/photo_chelsea_cat.png'))).json().data.id;
+    await storage().idle();
+    const { createFsStorage } = await import('../../storage/fs-storage.ts');
+    const fs = createFsStorage(join(t.dataDir, 'blobs'));
+    await fs.put('orphan-0000-0001', Readable.from([randomBytes(100)]));
+    const fresh = await storage().sweep(60 * 60_000);
+    expect(fresh.removed).toBe(0);
+    const result = await storage().sweep(0);
+    expect(result.removed).toBe(1);
+    await expect(fs.get('orphan-0000-0001')).rejects.toThrow();
+    const content = await t.request({ method: 'GET', url: `/api/images/${kept}/content`, token: doc.token });
+    expect(content.statusCode).toBe(200);
+    expect(
+      (await t.request({ method: 'GET', url: `/api/images/${kept}/thumbnail`, token: doc.token })).statusCode,
+    ).toBe(200);
+  });
+});
+
+describe('master key re-wrap', () => {
+  it('re-wraps every data key without touching blobs; the old master key no longer opens them', async () => {
+    const f = fixture('other/photo_hopper_portrait.jpg');
+    const id = (await uploadFile(t, doc.token, f)).json().data.id;
+    await storage().idle();
+    const db = t.app.ctx.database.db;
+    const before = await db.selectFrom('images').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+    const blobPath = join(t.dataDir, 'blobs', id.slice(0, 2), id);
+    const blobBefore = readFileSync(blobPath);
+    const oldKey = t.config.masterKey;
+    const newKey = randomBytes(32);
+
+    const result = await rewrapDataKeys(db, oldKey, newKey);
+    expect(result.rewrapped).toBeGreaterThanOrEqual(2);
+    expect(result.unknownKeyIds).toEqual([]);
+    expect((await rewrapDataKeys(db, oldKey, newKey)).rewrapped).toBe(0);
+
+    const after = await db.selectFrom('images').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+    expect(after.key_id).toBe(createKeyring(newKey).keyId);
+    expect(after.thumb_key_id).toBe(createKeyring(newKey).keyId);
+    expect(after.wrapped_key).not.toBe(before.wrapped_key);
+    expect(readFileSync(blobPath).equals(blobBefore)).toBe(true);
+
+    const { createFsStorage } = await import('../../storage/fs-storage.ts');
+    const fs = createFsStorage(join(t.dataDir, 'blobs'));
+    const withNew = createEncryptedStore(fs, createKeyring(newKey));
+    const plain = Buffer.concat(
+      await (
+        await withNew.open(
+          id,
+          { wrappedKey: after.wrapped_key, keyId: after.key_id },
+          { sha256: after.sha256, size: after.size_bytes },
+        )
+      ).toArray(),
+    );
+    expect(plain.equals(f.data)).toBe(true);
+    const withOld = createEncryptedStore(fs, createKeyring(oldKey));
+    await expect(
+      withOld.open(
+        id,
+        { wrappedKey: after.wrapped_key, keyId: after.key_id },
+        { sha256: after.sha256, size: after.size_bytes },
+      ),
+    ).rejects.toBeInstanceOf(IntegrityError);
+    // Even pretending the old key id, the old key cannot unwrap the new wrapping.
+    await expect(
+      withOld.open(
+        id,
+        { wrappedKey: after.wrapped_key, keyId: createKeyring(oldKey).keyId },
+        { sha256: after.sha256, size: after.size_bytes },
+      ),
+    ).rejects.toBeInstanceOf(IntegrityError);
+    // The running app still holds the old key: it refuses cleanly instead of serving anything.
+    const res = await t.request({ method: 'GET', url: `/api/images/${id}/content`, token: doc.token });
+    expect(res.statusCode).toBe(500);
+    expect(res.json().code).toBe('integrity_failed');
+    expect(bytesOf(res).includes(f.data.subarray(0, 64))).toBe(false);
+  });
+});

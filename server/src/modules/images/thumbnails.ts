@@ -1,0 +1,98 @@
+import type { Logger } from 'pino';
+import sharp, { type Sharp } from 'sharp';
+import type { EncryptedStore } from '../../storage/encrypted-store.ts';
+import type { ImagesRepository } from './images.repository.ts';
+
+export const THUMBNAIL_MAX_PX = 320;
+export const THUMBNAIL_TYPE = 'image/webp';
+
+/** Keys of derived objects: the image's key plus a suffix, so one prefix holds an image's blobs. */
+export const thumbnailKey = (storageKey: string) => `${storageKey}-thumb`;
+
+/**
+ * Makes JPEG/PNG/DICOM thumbnails after the upload's row is committed, one at a time in the background
+ * (see docs/decisions.md). A crash leaves the row 'pending'; resumePending picks it up again.
+ */
+export function createThumbnailer({
+  repo,
+  store,
+  log,
+  renderDicom,
+}: {
+  repo: ImagesRepository;
+  store: EncryptedStore;
+  log: Logger;
+  /** First frame of a DICOM object as RGBA (runs in the DICOM worker, time-limited). */
+  renderDicom?: ((bytes: Uint8Array) => Promise<{ width: number; height: number; pixels: Uint8Array }>) | undefined;
+}) {
+  const queue: string[] = [];
+  let running: Promise<void> | null = null;
+
+  async function make(id: string): Promise<void> {
+    const image = await repo.getLive(id);
+    if (!image || image.thumbnail_status !== 'pending') return;
+    try {
+      const source = await store.open(
+        image.storage_key,
+        { wrappedKey: image.wrapped_key, keyId: image.key_id },
+        { sha256: image.sha256, size: image.size_bytes },
+      );
+      const input = Buffer.concat(await source.toArray());
+      let pipeline: Sharp;
+      if (image.content_type === 'application/dicom') {
+        if (!renderDicom) throw new Error('no DICOM renderer');
+        const frame = await renderDicom(input);
+        pipeline = sharp(Buffer.from(frame.pixels.buffer, frame.pixels.byteOffset, frame.pixels.byteLength), {
+          raw: { width: frame.width, height: frame.height, channels: 4 },
+          limitInputPixels: 100_000_000,
+        });
+      } else {
+        pipeline = sharp(input, { limitInputPixels: 100_000_000, failOn: 'error' }).rotate();
+      }
+      const output = await pipeline
+        .resize(THUMBNAIL_MAX_PX, THUMBNAIL_MAX_PX, { fit: 'inside', withoutEnlargement: true })
+        .webp({ quality: 78 })
+        .toBuffer();
+      const key = thumbnailKey(image.storage_key);
+      const stored = await store.putBuffer(key, output);
+      const recorded = await repo.setThumbnail(id, {
+        key,
+        wrappedKey: stored.wrappedKey,
+        keyId: stored.keyId,
+        contentType: THUMBNAIL_TYPE,
+        size: stored.size,
+        sha256: stored.sha256,
+      });
+      // Deleted meanwhile: the thumbnail must not outlive its image.
+      if (!recorded) await store.storage.delete(key);
+    } catch (err) {
+      log.warn({ imageId: id, problem: (err as Error).message }, 'thumbnail could not be made');
+      await repo.setThumbnailStatus(id, 'failed');
+    }
+  }
+
+  async function run() {
+    while (queue.length) {
+      const id = queue.shift()!;
+      await make(id).catch((err: unknown) =>
+        log.error({ imageId: id, problem: (err as Error).message }, 'thumbnail job failed'),
+      );
+    }
+  }
+
+  return {
+    enqueue(id: string) {
+      queue.push(id);
+      running ??= run().finally(() => {
+        running = null;
+      });
+    },
+    busy: () => running !== null,
+    idle: async () => {
+      while (running) await running;
+    },
+    async resumePending() {
+      for (const { id } of await repo.pendingThumbnails(1000)) if (!queue.includes(id)) this.enqueue(id);
+    },
+  };
+}

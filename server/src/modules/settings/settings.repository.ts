@@ -1,0 +1,26 @@
+import { sql } from 'kysely';
+import type { Db } from '../../db/db.ts';
+
+export function createSettingsRepository(db: Db) {
+  return {
+    list: () => db.selectFrom('app_settings').selectAll().orderBy('name').execute(),
+    getById: (id: string) => db.selectFrom('app_settings').selectAll().where('id', '=', id).executeTakeFirst(),
+    getByName: (name: string) =>
+      db
+        .selectFrom('app_settings')
+        .selectAll()
+        .where(sql`lower(name)`, '=', name.toLowerCase())
+        .executeTakeFirst(),
+    create: (row: { name: string; value: string; description: string | null }) =>
+      db.insertInto('app_settings').values(row).returningAll().executeTakeFirstOrThrow(),
+    update: (id: string, row: { name: string; value: string; description: string | null }) =>
+      db
+        .updateTable('app_settings')
+        .set({ ...row, updated_at: new Date() })
+        .where('id', '=', id)
+        .returningAll()
+        .executeTakeFirst(),
+    delete: (id: string) => db.deleteFrom('app_settings').where('id', '=', id).returningAll().executeTakeFirst(),
+  };
+}
+export type SettingsRepository = ReturnType<typeof createSettingsRepository>;

@@ -1,0 +1,213 @@
+import {
+  type AppSetting,
+  type CreateSettingBody,
+  type FieldError,
+  KnownSettings,
+  KnownSettingValueSchemas,
+  type KnownSettingName,
+  type PublicSettings,
+  SettingMessages,
+  type UpdateSettingBody,
+} from '@medshare/contracts';
+import { badRequest, conflict, forbidden, notFound, validationFailed } from '../../errors.ts';
+import type { AuditService } from '../audit/audit.service.ts';
+import type { Actor } from '../auth/auth.service.ts';
+import type { SettingsRepository } from './settings.repository.ts';
+
+export interface EffectiveSettings {
+  maxUploadMb: number;
+  shareExpiryHours: number;
+  shareExpiryMaxHours: number;
+  otpTtlMinutes: number;
+  sessionIdleMinutes: number;
+  displayLocale: string;
+  displayTimeZone: string;
+}
+
+const CACHE_MS = 5_000;
+
+/** A known setting whose stored value is missing or invalid falls back to its default. */
+function valueOf(rows: Map<string, string>, name: KnownSettingName): string {
+  const raw = rows.get(name);
+  if (raw !== undefined && KnownSettingValueSchemas[name].safeParse(raw).success) return raw.trim();
+  return KnownSettings[name].default;
+}
+
+function knownName(name: string): KnownSettingName | null {
+  const lower = name.toLowerCase();
+  return Object.hasOwn(KnownSettings, lower) ? (lower as KnownSettingName) : null;
+}
+
+type SettingRow = NonNullable<Awaited<ReturnType<SettingsRepository['getById']>>>;
+
+function present(row: SettingRow): AppSetting {
+  return {
+    id: row.id,
+    name: row.name,
+    value: row.value,
+    description: row.description,
+    createdAt: row.created_at.toISOString(),
+    updatedAt: row.updated_at.toISOString(),
+  };
+}
+
+const isUniqueViolation = (err: unknown) => (err as { code?: string }).code === '23505';
+
+export function createSettingsService({ repo, audit }: { repo: SettingsRepository; audit: AuditService }) {
+  let cached: { at: number; value: EffectiveSettings } | null = null;
+
+  async function effective(): Promise<EffectiveSettings> {
+    if (cached && Date.now() - cached.at < CACHE_MS) return cached.value;
+    const rows = new Map((await repo.list()).map((r) => [r.name.toLowerCase(), r.value]));
+    const value: EffectiveSettings = {
+      maxUploadMb: Number(valueOf(rows, 'max_upload_mb')),
+      shareExpiryHours: Number(valueOf(rows, 'share_expiry_hours')),
+      shareExpiryMaxHours: Number(valueOf(rows, 'share_expiry_max_hours')),
+      otpTtlMinutes: Number(valueOf(rows, 'otp_ttl_minutes')),
+      sessionIdleMinutes: Number(valueOf(rows, 'session_idle_minutes')),
+      displayLocale: valueOf(rows, 'display_locale'),
+      displayTimeZone: valueOf(rows, 'display_time_zone'),
+    };
+    cached = { at: Date.now(), value };
+    return value;
+  }
+
+  function invalidate() {
+    cached = null;
+  }
+
+  function requireManage(actor: Actor) {
+    if (!actor.permissions.has('settings:manage')) throw forbidden();
+  }
+
+  /** A known setting's value must pass its rule (and the share expiry must fit its maximum); it is stored trimmed. */
+  async function checkedValue(known: KnownSettingName | null, value: string): Promise<string> {
+    if (!known) return value;
+    const parsed = KnownSettingValueSchemas[known].safeParse(value);
+    if (!parsed.success)
+      throw validationFailed([{ field: 'value', message: parsed.error.issues[0]?.message ?? 'Invalid value' }]);
+    const v = parsed.data.trim();
+    const current = await effective();
+    const errors: FieldError[] = [];
+    if (known === 'share_expiry_hours' && Number(v) > current.shareExpiryMaxHours) {
+      errors.push({
+        field: 'value',
+        message: `Must not exceed share_expiry_max_hours (${current.shareExpiryMaxHours})`,
+      });
+    }
+    if (known === 'share_expiry_max_hours' && Number(v) < current.shareExpiryHours) {
+      errors.push({ field: 'value', message: `Must not be below share_expiry_hours (${current.shareExpiryHours})` });
+    }
+    if (errors.length) throw validationFailed(errors);
+    return v;
+  }
+
+  const nameTaken = () => conflict(SettingMessages.nameTaken, [{ field: 'name', message: SettingMessages.nameTaken }]);
+
+  /**
+   * The audit reason names the setting; values only for known settings (numbers, locale, zone),
+   * since an admin-defined setting may hold a secret.
+   */
+  function reason(name: string, known: KnownSettingName | null, change?: { from?: string; to?: string }) {
+    if (!known || !change) return `name=${name}`;
+    const parts = [`name=${name}`];
+    if (change.from !== undefined) parts.push(`from=${change.from}`);
+    if (change.to !== undefined) parts.push(`to=${change.to}`);
+    return parts.join('; ');
+  }
+
+  return {
+    /** The values that drive behaviour, cached briefly so hot paths do not query each time. */
+    effective,
+    invalidate,
+
+    /** What the web app needs before sign-in. */
+    async publicSettings(): Promise<PublicSettings> {
+      const s = await effective();
+      return { displayLocale: s.displayLocale, displayTimeZone: s.displayTimeZone, maxUploadMb: s.maxUploadMb };
+    },
+
+    async list(actor: Actor): Promise<AppSetting[]> {
+      requireManage(actor);
+      return (await repo.list()).map(present);
+    },
+
+    async create(actor: Actor, input: CreateSettingBody['setting']): Promise<AppSetting> {
+      requireManage(actor);
+      const known = knownName(input.name);
+      if (await repo.getByName(input.name)) throw nameTaken();
+      const value = await checkedValue(known, input.value);
+      const row = await repo
+        .create({ name: known ?? input.name, value, description: input.description || null })
+        .catch((err: unknown) => {
+          if (isUniqueViolation(err)) throw nameTaken();
+          throw err;
+        });
+      invalidate();
+      await audit.record({
+        userId: actor.userId,
+        action: 'settings.create',
+        table: 'app_settings',
+        recordId: row.id,
+        ip: actor.ip,
+        reason: reason(row.name, known, { to: value }),
+      });
+      return present(row);
+    },
+
+    async update(actor: Actor, id: string, input: UpdateSettingBody): Promise<AppSetting> {
+      requireManage(actor);
+      if (input.id !== undefined && input.id !== id)
+        throw badRequest('The id in the body does not match the path', [
+          { field: 'id', message: 'Does not match the path' },
+        ]);
+      const existing = await repo.getById(id);
+      if (!existing) throw notFound('Setting not found');
+      const wasKnown = knownName(existing.name);
+      const known = knownName(input.name);
+      if (wasKnown && known !== wasKnown)
+        throw conflict(SettingMessages.knownRename, [{ field: 'name', message: SettingMessages.knownRename }]);
+      const other = await repo.getByName(input.name);
+      if (other && other.id !== id) throw nameTaken();
+      const value = await checkedValue(known, input.value);
+      const row = await repo
+        .update(id, { name: known ?? input.name, value, description: input.description || null })
+        .catch((err: unknown) => {
+          if (isUniqueViolation(err)) throw nameTaken();
+          throw err;
+        });
+      if (!row) throw notFound('Setting not found');
+      invalidate();
+      const renamed = existing.name !== row.name ? `; renamed from ${existing.name}` : '';
+      await audit.record({
+        userId: actor.userId,
+        action: 'settings.update',
+        table: 'app_settings',
+        recordId: id,
+        ip: actor.ip,
+        reason: reason(row.name, known, { from: existing.value, to: value }) + renamed,
+      });
+      return present(row);
+    },
+
+    /** Known (seeded) settings drive behaviour and stay; others may go. */
+    async remove(actor: Actor, id: string): Promise<void> {
+      requireManage(actor);
+      const existing = await repo.getById(id);
+      if (!existing) throw notFound('Setting not found');
+      if (knownName(existing.name)) throw conflict(SettingMessages.knownUndeletable);
+      const row = await repo.delete(id);
+      if (!row) throw notFound('Setting not found');
+      invalidate();
+      await audit.record({
+        userId: actor.userId,
+        action: 'settings.delete',
+        table: 'app_settings',
+        recordId: id,
+        ip: actor.ip,
+        reason: reason(row.name, null),
+      });
+    },
+  };
+}
+export type SettingsService = ReturnType<typeof createSettingsService>;

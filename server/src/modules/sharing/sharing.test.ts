@@ -1,0 +1,313 @@
+import { SharingMessages } from '@medshare/contracts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type SignedIn, type TestApp, createTestApp, loginAdmin, newUser } from '../../../test/harness.ts';
+import { codeIn } from '../../../test/smtp.ts';
+import { fixture, uploadFile } from '../images/images.test-helpers.ts';
+
+let t: TestApp;
+let owner: SignedIn;
+let colleague: SignedIn;
+beforeAll(async () => {
+  t = await createTestApp();
+  owner = await newUser(t, 'healthProvider');
+  colleague = await newUser(t, 'healthProvider');
+});
+afterAll(async () => t?.close());
+
+const post = (url: string, payload: object, token?: string) => t.request({ method: 'POST', url, payload, token });
+const get = (url: string, token?: string) => t.request({ method: 'GET', url, token });
+const db = () => t.app.ctx.database.db;
+
+async function newImage(patientId?: string): Promise<string> {
+  const res = await uploadFile(t, owner.token, fixture('other/photo_hopper_portrait.jpg'), {
+    caption: 'Scan',
+    ...(patientId ? { patientId } : {}),
+  });
+  expect(res.statusCode).toBe(201);
+  return res.json().data.id;
+}
+
+/** Shares and returns the sharing id and code from the recipient's mail. */
+async function share(imageId: string, to: SignedIn, expiresInHours?: number, token = owner.token) {
+  const before = t.smtp.countTo(to.user.email);
+  const res = await post(
+    '/api/sharing/request',
+    { imagemetadataId: imageId, createdfor: to.user.id, ...(expiresInHours ? { expiresInHours } : {}) },
+    token,
+  );
+  expect(res.statusCode, res.body).toBe(201);
+  while (t.smtp.countTo(to.user.email) === before) await new Promise((r) => setTimeout(r, 10));
+  const mail = await t.smtp.lastTo(to.user.email);
+  const sharingId = /Sharing id: ([0-9a-f-]{36})/.exec(mail.text)![1]!;
+  expect(sharingId).toBe(res.json().data.id);
+  return { sharingId, code: codeIn(mail), share: res.json().data };
+}
+
+const verify = (sharingRequestId: string, verificationCode: string, token: string) =>
+  post('/api/sharing/verify', { sharingRequestId, verificationCode }, token);
+const wrongCode = (code: string) => (code === '000000' ? '111111' : '000000');
+const itemIn = async (token: string, id: string, list = '/api/upload/my-images?limit=100') =>
+  (await get(list, token)).json().data.find((i: { id: string }) => i.id === id);
+
+describe('sharing an image', () => {
+  it('mails the sharing id and code to the recipient and shows the card as not verified until the code is entered', async () => {
+    const id = await newImage();
+    const { sharingId, code, share: created } = await share(id, colleague);
+    expect(created).toMatchObject({
+      imageId: id,
+      state: 'pending',
+      recipient: { id: colleague.user.id, role: 'healthProvider' },
+      createdBy: { id: owner.user.id },
+      isPatientShare: false,
+    });
+    expect(JSON.stringify(created)).not.toMatch(new RegExp(`${code}|code|hash`));
+    const card = await itemIn(colleague.token, id);
+    expect(card).toMatchObject({
+      isShared: true,
+      isVerified: false,
+      sharingId,
+      accessState: 'pending',
+      image_url: null,
+      sharedBy: { id: owner.user.id },
+    });
+    expect((await get(`/api/images/${id}/content`, colleague.token)).statusCode).toBe(404);
+
+    const ok = await verify(sharingId, code, colleague.token);
+    expect(ok.statusCode).toBe(200);
+    expect(ok.json().data).toMatchObject({ sharingId, imageId: id, expiresAt: created.expiresAt });
+    expect(await itemIn(colleague.token, id)).toMatchObject({
+      isVerified: true,
+      accessState: 'verified',
+      image_url: `/api/images/${id}/content`,
+    });
+    expect((await get(`/api/images/${id}/content`, colleague.token)).statusCode).toBe(200);
+  });
+
+  it('gives a share a 24-hour default expiry and caps a longer request at share_expiry_max_hours', async () => {
+    const id = await newImage();
+    const { share: def } = await share(id, colleague);
+    expect(Date.parse(def.expiresAt) - Date.now()).toBeGreaterThan(23.9 * 3_600_000);
+    expect(Date.parse(def.expiresAt) - Date.now()).toBeLessThan(24.1 * 3_600_000);
+    await db().updateTable('app_settings').set({ value: '48' }).where('name', '=', 'share_expiry_max_hours').execute();
+    t.app.ctx.services.settings.invalidate();
+    try {
+      const other = await newUser(t, 'healthProvider');
+      const { share: capped } = await share(id, other, 500);
+      expect(Date.parse(capped.expiresAt) - Date.now()).toBeLessThan(48.1 * 3_600_000);
+      expect(Date.parse(capped.expiresAt) - Date.now()).toBeGreaterThan(47.9 * 3_600_000);
+    } finally {
+      await db()
+        .updateTable('app_settings')
+        .set({ value: '720' })
+        .where('name', '=', 'share_expiry_max_hours')
+        .execute();
+      t.app.ctx.services.settings.invalidate();
+    }
+  });
+
+  it('gives the patient of an upload a share that never expires', async () => {
+    const patient = await newUser(t, 'patient');
+    const id = await newImage(patient.user.id);
+    const list = (await get(`/api/sharing/image/${id}`, owner.token)).json().data;
+    expect(list).toHaveLength(1);
+    expect(list[0]).toMatchObject({
+      recipient: { id: patient.user.id, role: 'patient' },
+      isPatientShare: true,
+      expiresAt: null,
+      state: 'pending',
+    });
+  });
+
+  it('refuses sharing with oneself, with an inactive user and a second live share to the same person (409)', async () => {
+    const id = await newImage();
+    expect(
+      (await post('/api/sharing/request', { imagemetadataId: id, createdfor: owner.user.id }, owner.token)).statusCode,
+    ).toBe(409);
+    const inactive = await newUser(t, 'patient');
+    const admin = await loginAdmin(t);
+    expect(
+      (await t.request({ method: 'PUT', url: `/api/users/toggleUserStatus/${inactive.user.id}`, token: admin.token }))
+        .statusCode,
+    ).toBe(200);
+    expect(
+      (await post('/api/sharing/request', { imagemetadataId: id, createdfor: inactive.user.id }, owner.token))
+        .statusCode,
+    ).toBe(409);
+    const unknown = await post(
+      '/api/sharing/request',
+      { imagemetadataId: id, createdfor: '00000000-0000-4000-8000-000000000000' },
+      owner.token,
+    );
+    expect(unknown.statusCode).toBe(400);
+    expect(unknown.json().errors).toContainEqual(expect.objectContaining({ field: 'createdfor' }));
+    await share(id, colleague);
+    expect(
+      (await post('/api/sharing/request', { imagemetadataId: id, createdfor: colleague.user.id }, owner.token))
+        .statusCode,
+    ).toBe(409);
+  });
+
+  it('lets only the uploader or an admin share: a recipient gets 403, a stranger 404, a patient 403', async () => {
+    const id = await newImage();
+    await share(id, colleague);
+    const stranger = await newUser(t, 'healthProvider');
+    const patient = await newUser(t, 'patient');
+    expect(
+      (await post('/api/sharing/request', { imagemetadataId: id, createdfor: stranger.user.id }, colleague.token))
+        .statusCode,
+    ).toBe(403);
+    expect(
+      (await post('/api/sharing/request', { imagemetadataId: id, createdfor: colleague.user.id }, stranger.token))
+        .statusCode,
+    ).toBe(404);
+    expect(
+      (await post('/api/sharing/request', { imagemetadataId: id, createdfor: colleague.user.id }, patient.token))
+        .statusCode,
+    ).toBe(403);
+    const admin = await loginAdmin(t);
+    await share(id, stranger, undefined, admin.token);
+  });
+
+  it('rejects unknown body fields and a malformed code with 400', async () => {
+    const id = await newImage();
+    expect(
+      (
+        await post(
+          '/api/sharing/request',
+          { imagemetadataId: id, createdfor: colleague.user.id, code: '123456' },
+          owner.token,
+        )
+      ).statusCode,
+    ).toBe(400);
+    expect((await verify(id, '12ab56', colleague.token)).statusCode).toBe(400);
+  });
+});
+
+describe('verifying a share', () => {
+  it("refuses recipient A's code for user B: B cannot use A's share, nor A's code on B's own share", async () => {
+    const id = await newImage();
+    const other = await newUser(t, 'healthProvider');
+    const a = await share(id, colleague);
+    const b = await share(id, other);
+    expect((await verify(a.sharingId, a.code, other.token)).statusCode).toBe(404);
+    if (a.code !== b.code) expect((await verify(b.sharingId, a.code, other.token)).statusCode).toBe(400);
+    expect((await get(`/api/images/${id}/content`, other.token)).statusCode).toBe(404);
+    // A's share is untouched by B's tries.
+    expect((await verify(a.sharingId, a.code, colleague.token)).statusCode).toBe(200);
+  });
+
+  it('locks the share after five wrong codes (429), even for the right code afterwards', async () => {
+    const id = await newImage();
+    const { sharingId, code } = await share(id, colleague);
+    const statuses = [];
+    for (let i = 0; i < 5; i++) statuses.push((await verify(sharingId, wrongCode(code), colleague.token)).statusCode);
+    expect(statuses).toEqual([400, 400, 400, 400, 429]);
+    const late = await verify(sharingId, code, colleague.token);
+    expect(late.statusCode).toBe(429);
+    expect(late.json().message).toBe(SharingMessages.locked);
+    expect((await itemIn(colleague.token, id)).accessState).toBe('locked');
+  });
+
+  it('hides the content again once the share has expired', async () => {
+    const id = await newImage();
+    const { sharingId, code } = await share(id, colleague, 1);
+    expect((await verify(sharingId, code, colleague.token)).statusCode).toBe(200);
+    expect((await get(`/api/images/${id}/content`, colleague.token)).statusCode).toBe(200);
+    await db()
+      .updateTable('shares')
+      .set({ expires_at: new Date(Date.now() - 1000) })
+      .where('id', '=', sharingId)
+      .execute();
+    expect((await get(`/api/images/${id}/content`, colleague.token)).statusCode).toBe(404);
+    expect(await itemIn(colleague.token, id)).toMatchObject({
+      accessState: 'expired',
+      isVerified: false,
+      image_url: null,
+      thumbnailUrl: null,
+    });
+    const late = await verify(sharingId, code, colleague.token);
+    expect(late.statusCode).toBe(400);
+    expect(late.json().message).toBe(SharingMessages.expired);
+  });
+
+  it('hides the content at once when the share is revoked, and then allows a fresh share', async () => {
+    const id = await newImage();
+    const { sharingId, code } = await share(id, colleague);
+    expect((await verify(sharingId, code, colleague.token)).statusCode).toBe(200);
+    expect(
+      (await t.request({ method: 'DELETE', url: `/api/sharing/${sharingId}`, token: colleague.token })).statusCode,
+    ).toBe(403);
+    const revoke = await t.request({ method: 'DELETE', url: `/api/sharing/${sharingId}`, token: owner.token });
+    expect(revoke.statusCode).toBe(200);
+    expect(revoke.json().data).toMatchObject({ state: 'revoked' });
+    expect((await get(`/api/images/${id}/content`, colleague.token)).statusCode).toBe(404);
+    expect(await itemIn(colleague.token, id)).toMatchObject({ accessState: 'revoked', image_url: null });
+    expect((await verify(sharingId, code, colleague.token)).statusCode).toBe(404);
+    const again = await share(id, colleague);
+    expect(again.sharingId).not.toBe(sharingId);
+  });
+
+  it('lets a patient unlock their own image and never someone else’s', async () => {
+    const p = await newUser(t, 'patient');
+    const q = await newUser(t, 'patient');
+    const id = await newImage(p.user.id);
+    await t.app.ctx.services.images.idle();
+    const mail = await t.smtp.lastTo(p.user.email);
+    const sharingId = /Sharing id: ([0-9a-f-]{36})/.exec(mail.text)![1]!;
+    expect((await verify(sharingId, codeIn(mail), q.token)).statusCode).toBe(404);
+    expect((await verify(sharingId, codeIn(mail), p.token)).statusCode).toBe(200);
+    expect((await get(`/api/images/${id}/content`, p.token)).statusCode).toBe(200);
+    expect((await get(`/api/images/${id}/content`, q.token)).statusCode).toBe(404);
+  });
+});
+
+describe('listing and auditing shares', () => {
+  it('lists the shares of an image for the uploader and admins only, never with a code', async () => {
+    const id = await newImage();
+    const { code } = await share(id, colleague);
+    const res = await get(`/api/sharing/image/${id}`, owner.token);
+    expect(res.statusCode).toBe(200);
+    expect(res.json().data).toHaveLength(1);
+    expect(res.body).not.toContain(code);
+    expect(res.body).not.toMatch(/argon2|code_hash|codeHash/);
+    expect((await get(`/api/sharing/image/${id}`, colleague.token)).statusCode).toBe(403);
+    expect((await get(`/api/sharing/image/${id}`, (await newUser(t, 'healthProvider')).token)).statusCode).toBe(404);
+    expect((await get(`/api/sharing/image/${id}`, (await loginAdmin(t)).token)).statusCode).toBe(200);
+  });
+
+  it('audits share create, a failed verify, verify and revoke with metadata only', async () => {
+    const id = await newImage();
+    const { sharingId, code } = await share(id, colleague);
+    await verify(sharingId, wrongCode(code), colleague.token);
+    await verify(sharingId, code, colleague.token);
+    await t.request({ method: 'DELETE', url: `/api/sharing/${sharingId}`, token: owner.token });
+    const rows = await db()
+      .selectFrom('audit_logs')
+      .selectAll()
+      .where('record_id', '=', sharingId)
+      .orderBy('id')
+      .execute();
+    expect(rows.map((r) => `${r.action_type}:${r.status}`)).toEqual([
+      'share.create:success',
+      'share.verify:failure',
+      'share.verify:success',
+      'share.revoke:success',
+    ]);
+    expect(JSON.stringify(rows)).not.toContain(code);
+  });
+
+  it('counts dashboard stats over what each viewer sees', async () => {
+    const viewer = await newUser(t, 'healthProvider');
+    const mine = await uploadFile(t, viewer.token, fixture('other/photo_hopper_portrait.jpg'));
+    expect(mine.statusCode).toBe(201);
+    await share(await newImage(), viewer);
+    const actor = {
+      userId: viewer.user.id,
+      sessionId: '',
+      role: 'healthProvider' as const,
+      permissions: new Set<never>(),
+      ip: null,
+    };
+    expect(await t.app.ctx.services.images.stats(actor)).toEqual({ totalImages: 2, sharedImages: 1 });
+  });
+});

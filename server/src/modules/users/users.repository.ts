@@ -1,0 +1,273 @@
+import type { RoleName } from '@medshare/contracts';
+import { type Expression, type SqlBool, sql } from 'kysely';
+import type { Db } from '../../db/db.ts';
+import type { NewUser, UserRow, UserUpdate } from '../../db/schema.ts';
+
+export type UserWithRole = UserRow & { role: RoleName };
+
+export type UserSortKey = 'name' | 'email' | 'role' | 'createdAt';
+
+/** Which users a list or count covers; built by the service from the viewer's permissions. */
+export interface UserListFilter {
+  /** Only these roles (null: any role). */
+  roleIds: number[] | null;
+  /** Only active, approved accounts. */
+  usableOnly: boolean;
+  /** Only providers awaiting approval. */
+  pendingOnly: boolean;
+  /** Lower-cased prefix of the full name, last name, e-mail or username. */
+  search: string | null;
+}
+
+export interface UserListRow {
+  id: string;
+  firstname: string;
+  lastname: string;
+  username: string;
+  email: string;
+  role: RoleName;
+  gender: UserRow['gender'];
+  active: boolean;
+  approved_at: Date | null;
+  created_at: Date;
+}
+
+// The same expressions as the indexes of migration 0004, or the planner cannot use them.
+const fullNameC = sql<string>`lower(users.firstname || ' ' || users.lastname) COLLATE "C"`;
+const lastNameC = sql<string>`lower(users.lastname) COLLATE "C"`;
+const emailC = sql<string>`lower(users.email) COLLATE "C"`;
+const usernameC = sql<string>`lower(users.username) COLLATE "C"`;
+
+/** LIKE pattern for "starts with", with the wildcard characters of the input taken literally. */
+export function prefixPattern(term: string): string {
+  return term.replace(/[\\%_]/g, (c) => `\\${c}`) + '%';
+}
+
+function searchWhere(search: string): Expression<SqlBool> {
+  const p = prefixPattern(search);
+  return sql<SqlBool>`(${fullNameC} LIKE ${p} OR ${lastNameC} LIKE ${p} OR ${emailC} LIKE ${p} OR ${usernameC} LIKE ${p})`;
+}
+
+function listWhere(filter: UserListFilter): Expression<SqlBool>[] {
+  const where: Expression<SqlBool>[] = [sql<SqlBool>`users.deleted_at IS NULL`];
+  if (filter.roleIds) {
+    where.push(
+      filter.roleIds.length ? sql<SqlBool>`users.role_id IN (${sql.join(filter.roleIds)})` : sql<SqlBool>`false`,
+    );
+  }
+  if (filter.usableOnly) where.push(sql<SqlBool>`users.active AND users.approved_at IS NOT NULL`);
+  if (filter.pendingOnly) where.push(sql<SqlBool>`users.approved_at IS NULL`);
+  return where;
+}
+
+/** Every ordering is total (id last) and exactly reversed by flipping `dir`, so deep pages can be read from the end. */
+function orderBy(key: UserSortKey, dir: 'asc' | 'desc') {
+  const d = sql.raw(dir === 'asc' ? 'ASC' : 'DESC');
+  // Tie-breakers follow the index direction (users_created_idx is created_at DESC, id ASC).
+  const newestFirst =
+    dir === 'asc' ? sql`users.created_at DESC, users.id ASC` : sql`users.created_at ASC, users.id DESC`;
+  switch (key) {
+    case 'name':
+      return sql`${fullNameC} ${d}, users.id ${d}`;
+    case 'email':
+      return sql`${emailC} ${d}, users.id ${d}`;
+    case 'role':
+      return sql`roles.name ${d}, ${newestFirst}`;
+    case 'createdAt':
+      return dir === 'asc' ? sql`users.created_at ASC, users.id DESC` : sql`users.created_at DESC, users.id ASC`;
+  }
+}
+
+export function createUsersRepository(db: Db) {
+  const withRole = () =>
+    db
+      .selectFrom('users')
+      .innerJoin('roles', 'roles.id', 'users.role_id')
+      .selectAll('users')
+      .select(sql<RoleName>`roles.name`.as('role'));
+
+  /**
+   * The users a list covers. With a search, the matches are found first (OFFSET 0 keeps the
+   * planner from flattening the subquery): a BitmapOr over the four prefix indexes, instead of
+   * walking the sort index and filtering, which is slow when few rows match.
+   */
+  const source = (filter: UserListFilter) => {
+    const q = db.selectFrom('users').selectAll();
+    // deleted_at inside too: the partial indexes apply only when the query implies their predicate.
+    return (filter.search ? q.where('deleted_at', 'is', null).where(searchWhere(filter.search)).offset(0) : q).as(
+      'users',
+    );
+  };
+
+  return {
+    getById: (id: string): Promise<UserWithRole | undefined> =>
+      withRole().where('users.id', '=', id).where('users.deleted_at', 'is', null).executeTakeFirst(),
+
+    getByEmail: (email: string): Promise<UserWithRole | undefined> =>
+      withRole()
+        .where(sql`lower(users.email)`, '=', email.toLowerCase())
+        .where('users.deleted_at', 'is', null)
+        .executeTakeFirst(),
+
+    /** Which of the two unique identities are taken (a deleted account holds only tombstones, see scrub). */
+    async findTaken(email: string, username: string): Promise<{ email: boolean; username: boolean }> {
+      const rows = await db
+        .selectFrom('users')
+        .select([sql<string>`lower(email)`.as('email'), sql<string>`lower(username)`.as('username')])
+        .where((eb) =>
+          eb.or([
+            eb(sql`lower(email)`, '=', email.toLowerCase()),
+            eb(sql`lower(username)`, '=', username.toLowerCase()),
+          ]),
+        )
+        .execute();
+      return {
+        email: rows.some((r) => r.email === email.toLowerCase()),
+        username: rows.some((r) => r.username === username.toLowerCase()),
+      };
+    },
+
+    async roleId(name: RoleName): Promise<number> {
+      const row = await db.selectFrom('roles').select('id').where('name', '=', name).executeTakeFirstOrThrow();
+      return row.id;
+    },
+
+    /** One page of the users table. */
+    list(
+      filter: UserListFilter,
+      sort: { key: UserSortKey; dir: 'asc' | 'desc' },
+      offset: number,
+      limit: number,
+    ): Promise<UserListRow[]> {
+      return db
+        .selectFrom(source(filter))
+        .innerJoin('roles', 'roles.id', 'users.role_id')
+        .select([
+          'users.id',
+          'users.firstname',
+          'users.lastname',
+          'users.username',
+          'users.email',
+          'users.gender',
+          'users.active',
+          'users.approved_at',
+          'users.created_at',
+        ])
+        .select(sql<RoleName>`roles.name`.as('role'))
+        .where((eb) => eb.and(listWhere(filter)))
+        .orderBy(orderBy(sort.key, sort.dir))
+        .offset(offset)
+        .limit(limit)
+        .execute();
+    },
+
+    async count(filter: UserListFilter): Promise<number> {
+      const row = await db
+        .selectFrom(source(filter))
+        .select(sql<number>`count(*)::int`.as('n'))
+        .where((eb) => eb.and(listWhere(filter)))
+        .executeTakeFirstOrThrow();
+      return row.n;
+    },
+
+    async countByRole(): Promise<Array<{ role: RoleName; total: number; active: number }>> {
+      return db
+        .selectFrom('users')
+        .innerJoin('roles', 'roles.id', 'users.role_id')
+        .select(sql<RoleName>`roles.name`.as('role'))
+        .select(sql<number>`count(*)::int`.as('total'))
+        .select(sql<number>`(count(*) FILTER (WHERE users.active AND users.approved_at IS NOT NULL))::int`.as('active'))
+        .where('users.deleted_at', 'is', null)
+        .groupBy('roles.name')
+        .execute();
+    },
+
+    async roleIds(): Promise<Map<RoleName, number>> {
+      const rows = await db.selectFrom('roles').select(['id', 'name']).execute();
+      return new Map(rows.map((r) => [r.name as RoleName, r.id]));
+    },
+
+    /**
+     * Locks the active admins' rows until the transaction ends, so that two admins removing each
+     * other at once cannot both pass the last-admin check. Use on a transaction handle.
+     */
+    async lockActiveAdmins(): Promise<string[]> {
+      const rows = await db
+        .selectFrom('users')
+        .innerJoin('roles', 'roles.id', 'users.role_id')
+        .select('users.id')
+        .where('roles.name', '=', 'admin')
+        .where('users.active', '=', true)
+        .where('users.deleted_at', 'is', null)
+        .forUpdate('users')
+        .execute();
+      return rows.map((r) => r.id);
+    },
+
+    /**
+     * Soft delete: the row stays (audit rows point at it) but every personal field is scrubbed.
+     * The e-mail and username become unique tombstones, so both can be registered again.
+     */
+    async scrub(id: string): Promise<void> {
+      await db
+        .updateTable('users')
+        .set({
+          email: `deleted-${id}@deleted.invalid`,
+          username: `deleted-${id}`,
+          // Not an argon2 hash: no password can ever match it.
+          password_hash: '!deleted',
+          firstname: 'Deleted',
+          lastname: 'user',
+          phone: null,
+          dob: null,
+          gender: null,
+          address: null,
+          city: null,
+          state: null,
+          country: null,
+          zipcode: null,
+          bio: null,
+          taxid: null,
+          licensenumber: null,
+          insurancenumber: null,
+          specialization: null,
+          bloodgroup: null,
+          primphysician: null,
+          active: false,
+          failed_logins: 0,
+          locked_until: null,
+          deleted_at: new Date(),
+          updated_at: new Date(),
+        })
+        .where('id', '=', id)
+        .execute();
+      await db.deleteFrom('one_time_codes').where('user_id', '=', id).execute();
+    },
+
+    create: (user: NewUser) => db.insertInto('users').values(user).returning('id').executeTakeFirstOrThrow(),
+
+    update: (id: string, patch: UserUpdate) =>
+      db
+        .updateTable('users')
+        .set({ ...patch, updated_at: new Date() })
+        .where('id', '=', id)
+        .execute(),
+
+    /** Counts a failed password and locks the account for a growing time every fifth failure. */
+    async recordFailedLogin(id: string): Promise<{ failedLogins: number; lockedUntil: Date | null }> {
+      const row = await db
+        .updateTable('users')
+        .set((eb) => ({ failed_logins: eb('failed_logins', '+', 1) }))
+        .where('id', '=', id)
+        .returning(['failed_logins'])
+        .executeTakeFirstOrThrow();
+      const n = row.failed_logins;
+      if (n % 5 !== 0) return { failedLogins: n, lockedUntil: null };
+      const minutes = Math.min(15 * 2 ** (n / 5 - 1), 24 * 60);
+      const lockedUntil = new Date(Date.now() + minutes * 60_000);
+      await db.updateTable('users').set({ locked_until: lockedUntil }).where('id', '=', id).execute();
+      return { failedLogins: n, lockedUntil };
+    },
+  };
+}
+export type UsersRepository = ReturnType<typeof createUsersRepository>;

@@ -1,0 +1,691 @@
+import { UserMessages } from '@medshare/contracts';
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import {
+  ADMIN,
+  type SignedIn,
+  type TestApp,
+  createTestApp,
+  loginAdmin,
+  newUser,
+  uniqueName,
+} from '../../../test/harness.ts';
+import { codeIn } from '../../../test/smtp.ts';
+import { createPasswordHasher } from '../../crypto/passwords.ts';
+import { type UserDeletedEvent, createUsersService } from './users.service.ts';
+
+let t: TestApp;
+let admin: SignedIn;
+let provider: SignedIn;
+let patient: SignedIn;
+const deletedEvents: UserDeletedEvent[] = [];
+
+beforeAll(async () => {
+  t = await createTestApp();
+  t.app.ctx.userEvents.onUserDeleted.push(async (event, trx) => {
+    // Runs inside the deleting transaction: the row is already scrubbed there.
+    const row = await trx
+      .selectFrom('users')
+      .select('deleted_at')
+      .where('id', '=', event.userId)
+      .executeTakeFirstOrThrow();
+    if (row.deleted_at) deletedEvents.push(event);
+  });
+  admin = await loginAdmin(t);
+  provider = await newUser(t, 'healthProvider', {
+    licensenumber: 'LIC-1',
+    taxid: 'TAX-1',
+    insurancenumber: 'INS-P',
+    specialization: 'Radiology',
+  });
+  patient = await newUser(t, 'patient', {
+    bloodgroup: 'O+',
+    insurancenumber: 'INS-1',
+    taxid: 'TAX-PAT',
+    phone: '+92 300 0000000',
+  });
+});
+afterAll(async () => t?.close());
+
+const req = (method: 'GET' | 'PUT' | 'DELETE' | 'POST', url: string, token?: string, payload?: unknown) =>
+  t.request({ method, url, token, ...(payload === undefined ? {} : { payload: payload as object }) });
+
+/** A second admin: registered as a patient, promoted in the database (no API creates admins). */
+async function newAdmin(): Promise<SignedIn> {
+  const u = await newUser(t, 'patient');
+  await sql`update users set role_id = (select id from roles where name = 'admin') where id = ${u.user.id}`.execute(
+    t.app.ctx.database.db,
+  );
+  return u;
+}
+
+async function pendingProvider(): Promise<{ id: string; email: string }> {
+  const username = uniqueName('pend');
+  const email = `${username}@example.org`;
+  const res = await req('POST', '/api/auth/register', undefined, {
+    role: 'healthProvider',
+    email,
+    username,
+    password: 'Pending-provider-pass',
+    firstname: 'Pending',
+    lastname: username,
+  });
+  return { id: res.json().data.user.id, email };
+}
+
+async function auditRows(action: string, recordId: string) {
+  return t.app.ctx.database.db
+    .selectFrom('audit_logs')
+    .selectAll()
+    .where('action_type', '=', action)
+    .where('record_id', '=', recordId)
+    .execute();
+}
+
+describe('authentication of every people route', () => {
+  const routes: Array<['GET' | 'PUT' | 'DELETE', string]> = [
+    ['GET', '/api/users/profile'],
+    ['PUT', '/api/users/profile'],
+    ['DELETE', '/api/users/profile'],
+    ['GET', '/api/users'],
+    ['GET', '/api/users/stats'],
+    ['GET', '/api/users/00000000-0000-4000-8000-000000000000'],
+    ['DELETE', '/api/users/00000000-0000-4000-8000-000000000000'],
+    ['PUT', '/api/users/toggleUserStatus/00000000-0000-4000-8000-000000000000'],
+    ['GET', '/api/admin/summary'],
+  ];
+  it('answers 401 Unauthenticated to anonymous callers on every route', async () => {
+    for (const [method, url] of routes) {
+      const res = await req(method, url, undefined, method === 'GET' ? undefined : {});
+      expect(res.statusCode, `${method} ${url}`).toBe(401);
+      expect(res.json().message).toBe('Unauthenticated');
+    }
+  });
+});
+
+describe('PUT /api/users/profile', () => {
+  it('updates the own profile, lowercases gender, clears fields sent empty and answers the updated user', async () => {
+    const u = await newUser(t, 'patient', { city: 'Lahore', phone: '123' });
+    const res = await req('PUT', '/api/users/profile', u.token, {
+      firstname: ' Amina ',
+      gender: 'Female',
+      city: '',
+      dob: '1991-02-28',
+      bloodgroup: 'AB-',
+      licensenumber: '',
+    });
+    expect(res.statusCode).toBe(200);
+    expect(res.json().message).toBe('Profile updated successfully!');
+    expect(res.json().data).toMatchObject({
+      id: u.user.id,
+      firstname: 'Amina',
+      gender: 'female',
+      city: null,
+      phone: '123',
+      dob: '1991-02-28',
+      bloodgroup: 'AB-',
+    });
+    const me = await req('GET', '/api/users/profile', u.token);
+    expect(me.json().data).toMatchObject({ firstname: 'Amina', city: null, dob: '1991-02-28' });
+  });
+
+  it('answers per-field errors for bad values and unknown fields', async () => {
+    const res = await req('PUT', '/api/users/profile', patient.token, {
+      firstname: '',
+      dob: '31-01-1990',
+      gender: 'robot',
+      role: 'admin',
+      email: 'x@y.z',
+    });
+    expect(res.statusCode).toBe(400);
+    const fields = res
+      .json()
+      .errors.map((e: { field: string }) => e.field)
+      .join(' ');
+    for (const f of ['firstname', 'dob', 'gender', 'role', 'email']) expect(fields).toContain(f);
+  });
+
+  it('refuses patient-only fields from a provider and provider-only fields from a patient, but accepts them empty', async () => {
+    const fromProvider = await req('PUT', '/api/users/profile', provider.token, {
+      bloodgroup: 'A+',
+      primphysician: 'Dr X',
+    });
+    expect(fromProvider.statusCode).toBe(400);
+    expect(
+      fromProvider
+        .json()
+        .errors.map((e: { field: string }) => e.field)
+        .sort(),
+    ).toEqual(['bloodgroup', 'primphysician']);
+    const fromPatient = await req('PUT', '/api/users/profile', patient.token, {
+      licensenumber: 'L',
+      specialization: 'S',
+    });
+    expect(fromPatient.statusCode).toBe(400);
+    expect(
+      fromPatient
+        .json()
+        .errors.map((e: { field: string }) => e.field)
+        .sort(),
+    ).toEqual(['licensenumber', 'specialization']);
+    const empty = await req('PUT', '/api/users/profile', patient.token, {
+      licensenumber: '',
+      specialization: null,
+      bio: 'Hello',
+    });
+    expect(empty.statusCode).toBe(200);
+    expect(empty.json().data.bio).toBe('Hello');
+  });
+
+  it('records user.update with the changed field names and never their values', async () => {
+    const u = await newUser(t, 'patient');
+    await req('PUT', '/api/users/profile', u.token, { address: 'Secret Street 7', phone: '555-777' });
+    const rows = await auditRows('user.update', u.user.id);
+    expect(rows).toHaveLength(1);
+    expect(rows[0]!.reason).toBe('fields=address,phone');
+    expect(JSON.stringify(rows)).not.toMatch(/Secret Street|555-777/);
+  });
+});
+
+describe('DELETE /api/users/profile', () => {
+  it('refuses a wrong password with 400 and keeps the account', async () => {
+    const u = await newUser(t, 'patient');
+    const res = await req('DELETE', '/api/users/profile', u.token, { password: 'not-my-password' });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().errors[0].field).toBe('password');
+    expect((await req('GET', '/api/users/profile', u.token)).statusCode).toBe(200);
+    expect((await auditRows('account.delete', u.user.id))[0]).toMatchObject({
+      status: 'failure',
+      reason: 'wrong password',
+    });
+  });
+
+  it('deletes the own account: scrubs personal data, ends every session, frees e-mail and username, audits account.delete', async () => {
+    const u = await newUser(t, 'patient', { phone: '999', address: 'Home 1' });
+    const before = await t.app.ctx.database.db
+      .selectFrom('users')
+      .select(['email', 'username'])
+      .where('id', '=', u.user.id)
+      .executeTakeFirstOrThrow();
+    const res = await req('DELETE', '/api/users/profile', u.token, { password: u.password });
+    expect(res.statusCode).toBe(200);
+    expect(res.json().message).toBe(UserMessages.accountDeleted);
+    expect((await req('GET', '/api/users/profile', u.token)).statusCode).toBe(401);
+
+    const row = await t.app.ctx.database.db
+      .selectFrom('users')
+      .selectAll()
+      .where('id', '=', u.user.id)
+      .executeTakeFirstOrThrow();
+    expect(row).toMatchObject({ firstname: 'Deleted', lastname: 'user', phone: null, address: null, active: false });
+    expect(row.deleted_at).not.toBeNull();
+    expect(row.email).not.toBe(before.email);
+    const live = await t.app.ctx.database.db
+      .selectFrom('sessions')
+      .select('id')
+      .where('user_id', '=', u.user.id)
+      .where('revoked_at', 'is', null)
+      .execute();
+    expect(live).toHaveLength(0);
+    expect((await auditRows('account.delete', u.user.id)).at(-1)).toMatchObject({
+      status: 'success',
+      user_id: u.user.id,
+    });
+    expect(deletedEvents).toContainEqual({ userId: u.user.id, role: 'patient', deletedBy: u.user.id, self: true });
+
+    const login = await req('POST', '/api/auth/login', undefined, { email: before.email, password: u.password });
+    expect(login.statusCode).toBe(401);
+    const again = await req('POST', '/api/auth/register', undefined, {
+      role: 'patient',
+      email: before.email,
+      username: before.username,
+      password: 'Another-long-passphrase',
+      firstname: 'New',
+      lastname: 'Person',
+    });
+    expect(again.statusCode).toBe(201);
+  });
+
+  it('refuses to delete the last active admin, even with the right password', async () => {
+    const db = t.app.ctx.database.db;
+    const others = await db
+      .selectFrom('users')
+      .innerJoin('roles', 'roles.id', 'users.role_id')
+      .select('users.id')
+      .where('roles.name', '=', 'admin')
+      .where('users.id', '!=', admin.user.id)
+      .where('users.deleted_at', 'is', null)
+      .where('users.active', '=', true)
+      .execute();
+    expect(others).toHaveLength(0);
+    const res = await req('DELETE', '/api/users/profile', admin.token, { password: ADMIN.password });
+    expect(res.statusCode).toBe(409);
+    expect(res.json().message).toBe(UserMessages.lastAdmin);
+  });
+
+  it('lets an admin delete their own account while another active admin remains', async () => {
+    const second = await newAdmin();
+    const res = await req('DELETE', '/api/users/profile', second.token, { password: second.password });
+    expect(res.statusCode).toBe(200);
+  });
+});
+
+describe('GET /api/users/:id field visibility', () => {
+  it('shows an admin every field of anyone, pending providers included', async () => {
+    const res = await req('GET', `/api/users/${patient.user.id}`, admin.token);
+    expect(res.statusCode).toBe(200);
+    expect(res.json().data).toMatchObject({ view: 'full', taxid: 'TAX-PAT', insurancenumber: 'INS-1', active: true });
+    const pending = await pendingProvider();
+    const p = await req('GET', `/api/users/${pending.id}`, admin.token);
+    expect(p.json().data).toMatchObject({ view: 'full', active: false });
+  });
+
+  it('shows a provider the care view of a patient: contact and clinical fields, no tax id', async () => {
+    const res = await req('GET', `/api/users/${patient.user.id}`, provider.token);
+    expect(res.statusCode).toBe(200);
+    const data = res.json().data;
+    expect(data).toMatchObject({
+      view: 'care',
+      bloodgroup: 'O+',
+      insurancenumber: 'INS-1',
+      phone: '+92 300 0000000',
+      email: patient.user.email,
+    });
+    expect(data).not.toHaveProperty('taxid');
+    expect(data).not.toHaveProperty('active');
+  });
+
+  it('shows a provider another provider without tax id or insurance number', async () => {
+    const other = await newUser(t, 'healthProvider', {
+      taxid: 'TAX-2',
+      insurancenumber: 'INS-2',
+      licensenumber: 'LIC-2',
+    });
+    const data = (await req('GET', `/api/users/${other.user.id}`, provider.token)).json().data;
+    expect(data).toMatchObject({ view: 'care', licensenumber: 'LIC-2', insurancenumber: null });
+    expect(JSON.stringify(data)).not.toMatch(/TAX-2|INS-2/);
+  });
+
+  it('shows a patient only the public view of a provider and of an admin', async () => {
+    const res = await req('GET', `/api/users/${provider.user.id}`, patient.token);
+    expect(res.statusCode).toBe(200);
+    expect(res.json().data).toEqual({
+      view: 'public',
+      id: provider.user.id,
+      firstname: 'Test',
+      lastname: expect.any(String),
+      role: 'healthProvider',
+      specialization: 'Radiology',
+    });
+    const a = await req('GET', `/api/users/${admin.user.id}`, patient.token);
+    expect(Object.keys(a.json().data).sort()).toEqual([
+      'firstname',
+      'id',
+      'lastname',
+      'role',
+      'specialization',
+      'view',
+    ]);
+  });
+
+  it('shows a patient their own full profile', async () => {
+    const res = await req('GET', `/api/users/${patient.user.id}`, patient.token);
+    expect(res.json().data).toMatchObject({ view: 'full', taxid: 'TAX-PAT' });
+  });
+
+  it('answers 404 to a patient asking for another patient, and to anyone for an unknown id', async () => {
+    const other = await newUser(t, 'patient');
+    expect((await req('GET', `/api/users/${other.user.id}`, patient.token)).statusCode).toBe(404);
+    expect((await req('GET', '/api/users/00000000-0000-4000-8000-000000000000', admin.token)).statusCode).toBe(404);
+  });
+
+  it('answers 404 to non-admins for pending, deactivated and deleted users', async () => {
+    const pending = await pendingProvider();
+    expect((await req('GET', `/api/users/${pending.id}`, provider.token)).statusCode).toBe(404);
+    expect((await req('GET', `/api/users/${pending.id}`, patient.token)).statusCode).toBe(404);
+    const off = await newUser(t, 'healthProvider');
+    await req('PUT', `/api/users/toggleUserStatus/${off.user.id}`, admin.token);
+    expect((await req('GET', `/api/users/${off.user.id}`, patient.token)).statusCode).toBe(404);
+    const gone = await newUser(t, 'patient');
+    await req('DELETE', `/api/users/${gone.user.id}`, admin.token);
+    expect((await req('GET', `/api/users/${gone.user.id}`, admin.token)).statusCode).toBe(404);
+  });
+
+  it('answers 400 for a malformed id', async () => {
+    expect((await req('GET', '/api/users/not-a-uuid', admin.token)).statusCode).toBe(400);
+  });
+});
+
+describe('GET /api/users (dashboard table)', () => {
+  it('refuses patients with 403', async () => {
+    expect((await req('GET', '/api/users', patient.token)).statusCode).toBe(403);
+  });
+
+  it('gives admins every account with its state, 5 per page by default', async () => {
+    const res = await req('GET', '/api/users', admin.token);
+    expect(res.statusCode).toBe(200);
+    const body = res.json();
+    expect(body.data).toHaveLength(5);
+    expect(body.pagination).toMatchObject({ currentPage: 1, pageSize: 5, hasPrevPage: false });
+    expect(body.pagination.totalItems).toBeGreaterThan(5);
+    expect(Object.keys(body.data[0]).sort()).toEqual([
+      'active',
+      'createdAt',
+      'email',
+      'firstname',
+      'gender',
+      'id',
+      'lastname',
+      'pending',
+      'role',
+      'username',
+    ]);
+  });
+
+  it('gives providers active patients and providers only, without account state', async () => {
+    const pending = await pendingProvider();
+    const res = await req('GET', '/api/users?limit=100', provider.token);
+    expect(res.statusCode).toBe(200);
+    const rows = res.json().data as Array<Record<string, unknown>>;
+    expect(rows.every((r) => r.role === 'patient' || r.role === 'healthProvider')).toBe(true);
+    expect(rows.map((r) => r.id)).not.toContain(pending.id);
+    expect(Object.keys(rows[0]!).sort()).toEqual(['email', 'firstname', 'gender', 'id', 'lastname', 'role']);
+  });
+
+  it('searches the full name, last name, e-mail and username by prefix, case-insensitively', async () => {
+    const tag = uniqueName('zq');
+    const u = await newUser(t, 'patient', { firstname: 'Zubair', lastname: `${tag}Khan` });
+    const byLast = await req('GET', `/api/users?search=${tag.toUpperCase()}`, admin.token);
+    expect(byLast.json().data.map((r: { id: string }) => r.id)).toEqual([u.user.id]);
+    const byFull = await req('GET', `/api/users?search=${encodeURIComponent(`zubair ${tag}`)}`, admin.token);
+    expect(byFull.json().data.map((r: { id: string }) => r.id)).toEqual([u.user.id]);
+    const byEmail = await req(
+      'GET',
+      `/api/users?limit=100&search=${encodeURIComponent(u.user.email.slice(0, 8).toUpperCase())}`,
+      admin.token,
+    );
+    expect(byEmail.json().data.map((r: { id: string }) => r.id)).toContain(u.user.id);
+    expect(byEmail.json().pagination.totalItems).toBe(byEmail.json().data.length);
+  });
+
+  it('takes % and _ in a search literally', async () => {
+    const all = await req('GET', '/api/users?search=%25', admin.token);
+    expect(all.json().data).toEqual([]);
+    const underscore = await req('GET', '/api/users?search=_', admin.token);
+    expect(underscore.json().data).toEqual([]);
+  });
+
+  it('sorts by name, e-mail, role and creation time in both directions', async () => {
+    const get = async (sort: string, order: string) =>
+      (await req('GET', `/api/users?limit=100&sort=${sort}&order=${order}`, admin.token)).json().data as Array<
+        Record<string, string>
+      >;
+    const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+    const byName = await get('name', 'asc');
+    const names = byName.map((r) => `${r.firstname} ${r.lastname}`.toLowerCase());
+    expect(names).toEqual([...names].sort(cmp));
+    const emails = (await get('email', 'desc')).map((r) => r.email!);
+    expect(emails).toEqual([...emails].sort(cmp).reverse());
+    const roles = (await get('role', 'asc')).map((r) => r.role!);
+    expect(roles).toEqual([...roles].sort(cmp));
+    const created = (await get('createdAt', 'asc')).map((r) => r.createdAt!);
+    expect(created).toEqual([...created].sort(cmp));
+  });
+
+  it('filters by role', async () => {
+    const res = await req('GET', '/api/users?role=healthProvider&limit=100', admin.token);
+    expect(res.json().data.length).toBeGreaterThan(0);
+    expect(res.json().data.every((r: { role: string }) => r.role === 'healthProvider')).toBe(true);
+    const adminsForProvider = await req('GET', '/api/users?role=admin', provider.token);
+    expect(adminsForProvider.json().data).toEqual([]);
+  });
+
+  it('lists providers awaiting approval for admins with pending=true and refuses it to providers', async () => {
+    const pending = await pendingProvider();
+    const res = await req('GET', '/api/users?pending=true&limit=100', admin.token);
+    const rows = res.json().data as Array<{ id: string; pending: boolean }>;
+    expect(rows.map((r) => r.id)).toContain(pending.id);
+    expect(rows.every((r) => r.pending)).toBe(true);
+    expect((await req('GET', '/api/users?pending=true', provider.token)).statusCode).toBe(403);
+  });
+
+  it('answers deep pages read from the end exactly as the same pages read from the start', async () => {
+    const ctx = t.app.ctx;
+    const deep = createUsersService({
+      db: ctx.database.db,
+      audit: ctx.services.audit,
+      mailer: ctx.mailer,
+      hasher: createPasswordHasher(t.config.argon2),
+      settings: ctx.services.settings,
+      publicUrl: 'http://x',
+      revokeSessions: async () => undefined,
+      deepOffset: 0,
+    });
+    const actor = await ctx.services.auth.authenticate(admin.token, null);
+    for (const sort of ['name', 'email', 'role', 'createdAt'] as const) {
+      for (const order of ['asc', 'desc'] as const) {
+        const all = (await req('GET', `/api/users?limit=100&sort=${sort}&order=${order}`, admin.token))
+          .json()
+          .data.map((r: { id: string }) => r.id);
+        const pages: string[] = [];
+        for (let page = 1; (page - 1) * 3 < all.length; page++) {
+          const { items } = await deep.listUsers(actor, { page, limit: 3, sort, order });
+          pages.push(...items.map((i) => i.id));
+        }
+        expect(pages, `${sort} ${order}`).toEqual(all);
+      }
+    }
+    const past = await deep.listUsers(actor, { page: 1000, limit: 5, sort: 'name', order: 'asc' });
+    expect(past.items).toEqual([]);
+  });
+
+  it('refuses bad paging and sorting input with 400', async () => {
+    for (const q of [
+      'limit=101',
+      'limit=0',
+      'page=0',
+      'sort=password',
+      'order=up',
+      'role=root',
+      'pending=maybe',
+      `search=${'x'.repeat(101)}`,
+    ]) {
+      expect((await req('GET', `/api/users?${q}`, admin.token)).statusCode, q).toBe(400);
+    }
+  });
+});
+
+describe('GET /api/users/stats', () => {
+  it('counts the users each viewer may see and reports image counts as unavailable until wired', async () => {
+    const wired = t.app.ctx.services.users.useImageProviders({ imageStats: undefined });
+    onTestFinished(() => void t.app.ctx.services.users.useImageProviders(wired));
+    const forAdmin = (await req('GET', '/api/users/stats', admin.token)).json().data;
+    const forProvider = (await req('GET', '/api/users/stats', provider.token)).json().data;
+    const forPatient = (await req('GET', '/api/users/stats', patient.token)).json().data;
+    expect(forAdmin).toMatchObject({ totalImages: 0, sharedImages: 0, imageStatsAvailable: false });
+    expect(forAdmin.totalUsers).toBeGreaterThan(forProvider.totalUsers);
+    expect(forPatient.totalUsers).toBeGreaterThan(0);
+    const list = (await req('GET', '/api/users', provider.token)).json();
+    expect(forProvider.totalUsers).toBe(list.pagination.totalItems);
+  });
+
+  it('takes image counts from the provider the images module injects', async () => {
+    const wired = t.app.ctx.services.users.useImageProviders({
+      imageStats: async (actor) => ({ totalImages: actor.userId === admin.user.id ? 7 : 1, sharedImages: 2 }),
+    });
+    onTestFinished(() => void t.app.ctx.services.users.useImageProviders(wired));
+    expect((await req('GET', '/api/users/stats', admin.token)).json().data).toMatchObject({
+      totalImages: 7,
+      sharedImages: 2,
+      imageStatsAvailable: true,
+    });
+  });
+});
+
+describe('GET /api/admin/summary', () => {
+  it('is for users:manage only', async () => {
+    expect((await req('GET', '/api/admin/summary', provider.token)).statusCode).toBe(403);
+    expect((await req('GET', '/api/admin/summary', patient.token)).statusCode).toBe(403);
+  });
+
+  it('answers pending approvals, users by role and 14 days of uploads (zeros while images are not wired)', async () => {
+    const wired = t.app.ctx.services.users.useImageProviders({ uploadsPerDay: undefined });
+    onTestFinished(() => void t.app.ctx.services.users.useImageProviders(wired));
+    const pending = await pendingProvider();
+    const res = await req('GET', '/api/admin/summary', admin.token);
+    expect(res.statusCode).toBe(200);
+    const data = res.json().data;
+    expect(data.pendingProviders.count).toBeGreaterThan(0);
+    expect(data.pendingProviders.items.length).toBeLessThanOrEqual(5);
+    expect(data.pendingProviders.items.every((i: { pending: boolean }) => i.pending)).toBe(true);
+    expect(data.usersByRole.admin).toBeGreaterThanOrEqual(1);
+    expect(data.usersByRole.patient).toBeGreaterThan(0);
+    expect(data.uploadsPerDay).toHaveLength(14);
+    expect(data.uploadsAvailable).toBe(false);
+    expect(pending.id).toBeTruthy();
+  });
+
+  it('fills the upload chart from the injected provider, in the display time zone', async () => {
+    let asked: { from: string; to: string; timeZone: string } | null = null;
+    const wired = t.app.ctx.services.users.useImageProviders({
+      uploadsPerDay: async (q) => {
+        asked = q;
+        return [{ date: q.to, count: 3 }];
+      },
+    });
+    onTestFinished(() => void t.app.ctx.services.users.useImageProviders(wired));
+    const data = (await req('GET', '/api/admin/summary', admin.token)).json().data;
+    expect(asked).toMatchObject({ timeZone: 'Asia/Karachi' });
+    expect(data.uploadsPerDay.at(-1)).toEqual({ date: asked!.to, count: 3 });
+    expect(data.uploadsPerDay[0].date).toBe(asked!.from);
+    expect(data.uploadsAvailable).toBe(true);
+  });
+});
+
+describe('DELETE /api/users/:id (admin)', () => {
+  it('refuses patients and providers with 403', async () => {
+    const victim = await newUser(t, 'patient');
+    expect((await req('DELETE', `/api/users/${victim.user.id}`, patient.token)).statusCode).toBe(403);
+    expect((await req('DELETE', `/api/users/${victim.user.id}`, provider.token)).statusCode).toBe(403);
+  });
+
+  it('deletes a user, ends their sessions at once and audits user.delete', async () => {
+    const victim = await newUser(t, 'healthProvider');
+    const res = await req('DELETE', `/api/users/${victim.user.id}`, admin.token);
+    expect(res.statusCode).toBe(200);
+    expect((await req('GET', '/api/users/profile', victim.token)).statusCode).toBe(401);
+    expect((await auditRows('user.delete', victim.user.id))[0]).toMatchObject({
+      user_id: admin.user.id,
+      status: 'success',
+    });
+    expect(deletedEvents).toContainEqual({
+      userId: victim.user.id,
+      role: 'healthProvider',
+      deletedBy: admin.user.id,
+      self: false,
+    });
+    expect((await req('DELETE', `/api/users/${victim.user.id}`, admin.token)).statusCode).toBe(404);
+  });
+
+  it('refuses to delete oneself here (409) and answers 404 for unknown ids', async () => {
+    expect((await req('DELETE', `/api/users/${admin.user.id}`, admin.token)).statusCode).toBe(409);
+    expect((await req('DELETE', '/api/users/00000000-0000-4000-8000-000000000000', admin.token)).statusCode).toBe(404);
+  });
+
+  it('keeps exactly one active admin when the last two admins delete each other at once', async () => {
+    const db = t.app.ctx.database.db;
+    const a = await newAdmin();
+    const b = await newAdmin();
+    // For the race, a and b are the only admins: the seeded admin is briefly not one.
+    const others = await db
+      .selectFrom('users')
+      .innerJoin('roles', 'roles.id', 'users.role_id')
+      .select('users.id')
+      .where('roles.name', '=', 'admin')
+      .where('users.id', 'not in', [a.user.id, b.user.id])
+      .execute();
+    const ids = others.map((o) => o.id);
+    await sql`update users set role_id = (select id from roles where name = 'healthProvider') where id in (${sql.join(ids)})`.execute(
+      db,
+    );
+    try {
+      const results = await Promise.all([
+        req('DELETE', `/api/users/${b.user.id}`, a.token),
+        req('DELETE', `/api/users/${a.user.id}`, b.token),
+      ]);
+      expect(results.filter((r) => r.statusCode === 200)).toHaveLength(1);
+      const active = await db
+        .selectFrom('users')
+        .innerJoin('roles', 'roles.id', 'users.role_id')
+        .select('users.id')
+        .where('roles.name', '=', 'admin')
+        .where('users.active', '=', true)
+        .where('users.deleted_at', 'is', null)
+        .execute();
+      expect(active).toHaveLength(1);
+    } finally {
+      await sql`update users set role_id = (select id from roles where name = 'admin') where id in (${sql.join(ids)})`.execute(
+        db,
+      );
+    }
+  });
+});
+
+describe('deactivation and the last active admin', () => {
+  it('revokes every session of a deactivated user at once, not just the current one', async () => {
+    const u = await newUser(t, 'patient');
+    // A second session of the same user.
+    await req('POST', '/api/auth/login', undefined, { email: u.user.email, password: u.password });
+    const code = codeIn(await t.smtp.lastTo(u.user.email));
+    const second = (await req('POST', '/api/auth/confirm', undefined, { email: u.user.email, code })).json().data
+      .token as string;
+    const off = await req('PUT', `/api/users/toggleUserStatus/${u.user.id}`, admin.token);
+    expect(off.json().data.active).toBe(false);
+    for (const token of [u.token, second]) expect((await req('GET', '/api/users/profile', token)).statusCode).toBe(401);
+    const live = await t.app.ctx.database.db
+      .selectFrom('sessions')
+      .select('revoked_reason')
+      .where('user_id', '=', u.user.id)
+      .execute();
+    expect(live.every((s) => s.revoked_reason === 'deactivated')).toBe(true);
+    expect(await auditRows('user.deactivate', u.user.id)).toHaveLength(1);
+    const on = await req('PUT', `/api/users/toggleUserStatus/${u.user.id}`, admin.token);
+    expect(on.json().data.active).toBe(true);
+    expect(await auditRows('user.activate', u.user.id)).toHaveLength(1);
+  });
+
+  it('refuses to deactivate oneself, but deactivates another admin while an active admin remains', async () => {
+    const second = await newAdmin();
+    expect((await req('PUT', `/api/users/toggleUserStatus/${second.user.id}`, second.token)).statusCode).toBe(409);
+    expect((await req('PUT', `/api/users/toggleUserStatus/${second.user.id}`, admin.token)).statusCode).toBe(200);
+  });
+});
+
+describe('bad input never answers 5xx', () => {
+  it('answers 4xx with the envelope for junk bodies on the people routes', async () => {
+    const bodies = [
+      '{not json',
+      '[]',
+      'null',
+      '"x"',
+      JSON.stringify({ password: { $gt: '' } }),
+      JSON.stringify({ firstname: 'x'.repeat(5000) }),
+    ];
+    for (const [method, url] of [
+      ['PUT', '/api/users/profile'],
+      ['DELETE', '/api/users/profile'],
+    ] as const) {
+      for (const payload of bodies) {
+        const res = await t.request({
+          method,
+          url,
+          payload,
+          token: patient.token,
+          headers: { 'content-type': 'application/json' },
+        });
+        expect(res.statusCode, `${method} ${url} ${payload.slice(0, 20)}`).toBeGreaterThanOrEqual(400);
+        expect(res.statusCode).toBeLessThan(500);
+      }
+    }
+  });
+});

@@ -1,0 +1,114 @@
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { randomBytes } from 'node:crypto';
+import S3rver from 's3rver';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createKeyring } from '../crypto/envelope.ts';
+import { createEncryptedStore } from './encrypted-store.ts';
+import { createFsStorage } from './fs-storage.ts';
+import { createS3Storage } from './s3-storage.ts';
+import { type BlobStorage, BlobNotFoundError } from './storage.ts';
+
+const dirs: string[] = [];
+const tempDir = () => {
+  const d = mkdtempSync(join(tmpdir(), 'medshare-storage-'));
+  dirs.push(d);
+  return d;
+};
+
+let s3server: S3rver;
+let s3endpoint = '';
+beforeAll(async () => {
+  s3server = new S3rver({
+    port: 0,
+    address: '127.0.0.1',
+    silent: true,
+    directory: tempDir(),
+    configureBuckets: [{ name: 'medshare-test', configs: [] }],
+  });
+  const { port } = await s3server.run();
+  s3endpoint = `http://127.0.0.1:${port}`;
+});
+afterAll(async () => {
+  await s3server?.close();
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+
+const drivers: Array<[string, () => BlobStorage]> = [
+  ['fs', () => createFsStorage(join(tempDir(), 'blobs'))],
+  [
+    's3 (against s3rver)',
+    () =>
+      createS3Storage({
+        endpoint: s3endpoint,
+        region: 'us-east-1',
+        bucket: 'medshare-test',
+        accessKeyId: 'S3RVER',
+        secretAccessKey: 'S3RVER',
+        forcePathStyle: true,
+        prefix: `t${Date.now()}/`,
+      }),
+  ],
+];
+
+async function keysOf(storage: BlobStorage): Promise<string[]> {
+  const keys: string[] = [];
+  for await (const b of storage.list()) keys.push(b.key);
+  return keys;
+}
+
+async function* failingAfter(bytes: number) {
+  yield randomBytes(bytes);
+  throw new Error('client went away');
+}
+
+describe.each(drivers)('%s blob storage', (_name, make) => {
+  it('stores, lists, reads back and deletes an encrypted object of several megabytes', async () => {
+    const storage = make();
+    await storage.check();
+    const store = createEncryptedStore(storage, createKeyring(randomBytes(32)));
+    const plain = randomBytes(9 * 1024 * 1024 + 123);
+    const stored = await store.putBuffer('abcdef0123456789', plain);
+    expect(await keysOf(storage)).toContain('abcdef0123456789');
+    const raw = Buffer.concat(await (await storage.get('abcdef0123456789')).toArray());
+    expect(raw.includes(plain.subarray(1000, 1032))).toBe(false);
+    const back = Buffer.concat(await (await store.open('abcdef0123456789', stored, stored)).toArray());
+    expect(back.equals(plain)).toBe(true);
+    await storage.delete('abcdef0123456789');
+    await storage.delete('abcdef0123456789');
+    await expect(storage.get('abcdef0123456789')).rejects.toBeInstanceOf(BlobNotFoundError);
+    storage.close();
+  });
+
+  it('leaves nothing behind when the body fails midway and rethrows the body’s error', async () => {
+    const storage = make();
+    await expect(storage.put('failing-upload-1', Readable.from(failingAfter(6 * 1024 * 1024)))).rejects.toThrow(
+      'client went away',
+    );
+    await expect(storage.get('failing-upload-1')).rejects.toBeInstanceOf(BlobNotFoundError);
+    expect(await keysOf(storage)).not.toContain('failing-upload-1');
+    await storage.removeStalePartials(new Date(Date.now() + 1000));
+    storage.close();
+  });
+
+  it('refuses keys that could name a path', async () => {
+    const storage = make();
+    await expect(storage.put('../../etc/passwd', Readable.from([Buffer.from('x')]))).rejects.toThrow(
+      /invalid blob key/,
+    );
+    await expect(storage.get('..%2F..')).rejects.toThrow(/invalid blob key/);
+    storage.close();
+  });
+});
+
+describe('fs blob storage', () => {
+  it('keeps partial writes in .tmp only and removes stale ones', async () => {
+    const root = join(tempDir(), 'blobs');
+    const storage = createFsStorage(root);
+    await expect(storage.put('partial-upload-1', Readable.from(failingAfter(1000)))).rejects.toThrow();
+    expect(readdirSync(join(root, '.tmp'))).toEqual([]);
+    expect(await storage.removeStalePartials(new Date(Date.now() + 1000))).toBe(0);
+  });
+});

@@ -1,0 +1,108 @@
+import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
+import { mkdtempSync, rmSync } from 'node:fs';
+import type { Writable } from 'node:stream';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { buildApp } from '../src/app.ts';
+import { type Config, loadConfig } from '../src/config.ts';
+import { createTestDatabase } from './database.ts';
+import { type TestSmtp, codeIn, startSmtp } from './smtp.ts';
+
+export const ADMIN = { email: 'admin@test.medshare', password: 'Admin-password-for-tests-1' };
+
+export interface TestApp {
+  app: FastifyInstance;
+  smtp: TestSmtp;
+  config: Config;
+  dataDir: string;
+  request(opts: InjectOptions & { token?: string }): Promise<LightMyRequestResponse>;
+  close(): Promise<void>;
+}
+
+/** The real app on a fresh database, a temporary DATA_DIR and a real in-process SMTP server. */
+export async function createTestApp(tweak: (c: Config & { dataDir: string }) => void = () => {}, logStream?: Writable): Promise<TestApp> {
+  const smtp = await startSmtp();
+  const dataDir = mkdtempSync(join(tmpdir(), 'medshare-test-'));
+  const database = await createTestDatabase();
+  const config = loadConfig({
+    NODE_ENV: 'test',
+    DATA_DIR: dataDir,
+    MAIL_TRANSPORT: 'smtp',
+    SMTP_URL: smtp.url,
+    LOG_LEVEL: 'silent',
+    ADMIN_EMAIL: ADMIN.email,
+    ADMIN_PASSWORD: ADMIN.password,
+    WEB_DIST: join(dataDir, 'no-web'),
+    PUBLIC_URL: 'http://medshare.test',
+  });
+  config.database = database.target;
+  config.rateLimits.authPerMinute = 10_000;
+  // Real argon2id, lighter memory so that hundreds of hashes fit in the suite's time.
+  config.argon2 = { memoryCost: 4_096, timeCost: 1 };
+  tweak(config);
+  const app = await buildApp(config, logStream ? { logStream } : {});
+  await app.ready();
+  return {
+    app,
+    smtp,
+    config,
+    dataDir,
+    request: ({ token, headers, ...opts }) =>
+      app.inject({ ...opts, headers: { ...(headers ?? {}), ...(token ? { authorization: `Bearer ${token}` } : {}) } }),
+    async close() {
+      await app.close();
+      await smtp.close();
+      await database.drop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+let counter = 0;
+export function uniqueName(prefix: string): string {
+  counter += 1;
+  return `${prefix}${Date.now().toString(36)}${counter}`;
+}
+
+export interface SignedIn {
+  token: string;
+  user: { id: string; email: string; role: string };
+  password: string;
+}
+
+/** Signs in through the real two-factor flow: password, mailed code, confirm. */
+export async function login(t: TestApp, email: string, password: string): Promise<SignedIn> {
+  const before = t.smtp.countTo(email);
+  const res = await t.request({ method: 'POST', url: '/api/auth/login', payload: { email, password } });
+  if (res.statusCode !== 200) throw new Error(`login ${email}: ${res.statusCode} ${res.body}`);
+  while (t.smtp.countTo(email) === before) await new Promise((r) => setTimeout(r, 10));
+  const code = codeIn(await t.smtp.lastTo(email));
+  const confirm = await t.request({ method: 'POST', url: '/api/auth/confirm', payload: { email, code } });
+  if (confirm.statusCode !== 200) throw new Error(`confirm ${email}: ${confirm.statusCode} ${confirm.body}`);
+  const data = confirm.json().data;
+  return { token: data.token, user: data.user, password };
+}
+
+export const loginAdmin = (t: TestApp) => login(t, ADMIN.email, ADMIN.password);
+
+/** Registers, confirms the e-mail and (for providers) has the admin approve, then signs in. */
+export async function newUser(t: TestApp, role: 'patient' | 'healthProvider' = 'patient', extra: Record<string, unknown> = {}): Promise<SignedIn> {
+  const username = uniqueName(role === 'patient' ? 'pat' : 'doc');
+  const email = `${username}@example.org`;
+  const password = 'Tr0ubadour-and-horse';
+  const res = await t.request({
+    method: 'POST',
+    url: '/api/auth/register',
+    payload: { role, email, username, password, firstname: 'Test', lastname: username, ...extra },
+  });
+  if (res.statusCode !== 201) throw new Error(`register: ${res.statusCode} ${res.body}`);
+  const id = res.json().data.user.id as string;
+  const code = codeIn(await t.smtp.lastTo(email));
+  const confirm = await t.request({ method: 'POST', url: '/api/auth/confirm', payload: { email, code } });
+  if (confirm.statusCode !== 200) throw new Error(`confirm: ${confirm.body}`);
+  if (role === 'patient') return { token: confirm.json().data.token, user: confirm.json().data.user, password };
+  const admin = await loginAdmin(t);
+  const approve = await t.request({ method: 'PUT', url: `/api/users/toggleUserStatus/${id}`, token: admin.token });
+  if (approve.statusCode !== 200) throw new Error(`approve: ${approve.body}`);
+  return login(t, email, password);
+}

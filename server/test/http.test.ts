@@ -1,0 +1,101 @@
+import { Writable } from 'node:stream';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type TestApp, createTestApp, newUser } from './harness.ts';
+
+let t: TestApp;
+const logLines: string[] = [];
+
+beforeAll(async () => {
+  t = await createTestApp((c) => {
+    c.rateLimits.authPerMinute = 5;
+    c.logLevel = 'info';
+    // A tiny built web app, to check the SPA fallback and its nonce.
+    const dist = join(c.dataDir, 'web');
+    mkdirSync(join(dist, 'assets'), { recursive: true });
+    writeFileSync(join(dist, 'index.html'), '<html><head><meta property="csp-nonce" nonce="__CSP_NONCE__"></head><body>app</body></html>');
+    writeFileSync(join(dist, 'assets', 'app.js'), 'console.log(1)');
+    c.webDist = dist;
+  }, new Writable({ write(chunk, _enc, cb) { logLines.push(String(chunk)); cb(); } }));
+});
+afterAll(async () => t?.close());
+
+describe('health, readiness and metrics', () => {
+  it('answers health and readiness', async () => {
+    expect((await t.request({ method: 'GET', url: '/api/health' })).statusCode).toBe(200);
+    const ready = await t.request({ method: 'GET', url: '/api/ready' });
+    expect(ready.json()).toMatchObject({ success: true, data: { status: 'ready' } });
+  });
+
+  it('serves Prometheus metrics with request durations by route', async () => {
+    const res = await t.request({ method: 'GET', url: '/metrics' });
+    expect(res.statusCode).toBe(200);
+    expect(res.body).toMatch(/medshare_http_request_duration_seconds_bucket\{[^}]*route="\/api\/health"/);
+  });
+
+  it('serves the OpenAPI UI and document at /api/docs', async () => {
+    const doc = await t.request({ method: 'GET', url: '/api/docs/json' });
+    expect(doc.statusCode).toBe(200);
+    expect(doc.json().paths).toHaveProperty('/api/auth/login');
+  });
+});
+
+describe('security headers', () => {
+  it('sends a CSP without unsafe-inline, HSTS, nosniff and no server version', async () => {
+    const res = await t.request({ method: 'GET', url: '/api/health' });
+    const csp = String(res.headers['content-security-policy']);
+    expect(csp).toMatch(/script-src 'self'/);
+    expect(csp).not.toMatch(/unsafe-inline|unsafe-eval/);
+    expect(csp).toMatch(/frame-ancestors 'none'/);
+    expect(res.headers['strict-transport-security']).toMatch(/max-age=31536000/);
+    expect(res.headers['x-content-type-options']).toBe('nosniff');
+    expect(res.headers['x-powered-by']).toBeUndefined();
+    expect(res.headers.server).toBeUndefined();
+  });
+
+  it('serves the SPA with a fresh style nonce that matches the CSP header', async () => {
+    const a = await t.request({ method: 'GET', url: '/login' });
+    const b = await t.request({ method: 'GET', url: '/view-images' });
+    const nonceA = /nonce="([^"]+)"/.exec(a.body)![1]!;
+    const nonceB = /nonce="([^"]+)"/.exec(b.body)![1]!;
+    expect(nonceA).not.toBe(nonceB);
+    expect(String(a.headers['content-security-policy'])).toContain(`'nonce-${nonceA}'`);
+    expect(a.headers['cache-control']).toBe('no-store');
+  });
+
+  it('answers unknown API routes with a JSON 404, not the SPA', async () => {
+    const res = await t.request({ method: 'GET', url: '/api/nope' });
+    expect(res.statusCode).toBe(404);
+    expect(res.json()).toMatchObject({ success: false });
+  });
+});
+
+describe('rate limits', () => {
+  it('throttles a sign-in route per IP with 429 and Retry-After', async () => {
+    const statuses: number[] = [];
+    for (let i = 0; i < 7; i++) {
+      const res = await t.request({ method: 'POST', url: '/api/auth/forgot-password', payload: { email: `x${i}@example.org` }, remoteAddress: '10.9.9.9' });
+      statuses.push(res.statusCode);
+      if (res.statusCode === 429) expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
+    }
+    expect(statuses.slice(0, 5)).toEqual([200, 200, 200, 200, 200]);
+    expect(statuses.slice(5)).toEqual([429, 429]);
+    // Another address is not affected.
+    const other = await t.request({ method: 'POST', url: '/api/auth/forgot-password', payload: { email: 'y@example.org' }, remoteAddress: '10.9.9.10' });
+    expect(other.statusCode).toBe(200);
+  });
+});
+
+describe('logs', () => {
+  it('never carry passwords, codes, tokens or the authorization header', async () => {
+    const u = await newUser(t, 'patient');
+    await t.request({ method: 'GET', url: '/api/users/profile?search=Secret+Name', token: u.token });
+    const text = logLines.join('');
+    expect(text.length).toBeGreaterThan(0);
+    expect(text).not.toContain(u.password);
+    expect(text).not.toContain(u.token);
+    expect(text).not.toMatch(/authorization/i);
+    expect(text).not.toContain('Secret+Name');
+  });
+});

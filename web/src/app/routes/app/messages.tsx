@@ -1,0 +1,5 @@
+import { MessagesPage } from '../../../features/messages/components/messages-page';
+
+export default function MessagesRoute() {
+  return <MessagesPage />;
+}

@@ -1,0 +1,5 @@
+import { UserProfilePage } from '../../../features/profile/components/user-profile-page';
+
+export default function UserProfileRoute() {
+  return <UserProfilePage />;
+}

@@ -1,0 +1,5 @@
+import { VerifyAccountForm } from '../../features/auth/components/verify-account-form';
+
+export default function VerifyAccountRoute() {
+  return <VerifyAccountForm />;
+}

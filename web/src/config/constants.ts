@@ -1,0 +1,17 @@
+/** localStorage key of the e-mail remembered between login/registration and code entry (spec §3). */
+export const REMEMBERED_EMAIL_KEY = 'userEmail';
+
+/** Below this width the side menu becomes a temporary drawer (spec §9). */
+export const DESKTOP_MIN_WIDTH = 1024;
+
+/** Delays before redirecting, long enough to read the toast (spec §4, §9). */
+export const REDIRECT_AFTER_LOGIN_MS = 1000;
+export const REDIRECT_AFTER_REGISTER_MS = 2000;
+export const REDIRECT_AFTER_VERIFY_MS = 2000;
+export const REDIRECT_AFTER_RESET_MS = 2000;
+
+/** The server lets a code be re-sent once a minute (DESIGN §5). */
+export const RESEND_COOLDOWN_S = 60;
+
+/** sessionStorage flag set when the server ended the session, so the login page can say why. */
+export const SESSION_ENDED_KEY = 'medshare:sessionEnded';

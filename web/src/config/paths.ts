@@ -1,0 +1,21 @@
+/** Every client route in one place, so links and the router cannot drift apart. */
+export const paths = {
+  home: '/',
+  login: '/login',
+  register: '/register',
+  forgotPassword: '/forgot-password',
+  verifyAccount: '/verify-account',
+  resetPassword: '/reset-password',
+  shareImage: '/share-image',
+  dashboard: '/dashboard',
+  adminDashboard: '/admin-dashboard',
+  profile: '/profile',
+  userProfile: '/user-profile',
+  upload: '/upload',
+  viewImages: '/view-images',
+  messages: '/messages',
+  auditLogs: '/audit-logs',
+  rolesPermissions: '/roles-permissions',
+  appSettings: '/appsettings',
+  aiAnalysis: '/ai-analysis',
+} as const;

@@ -1,0 +1,124 @@
+import LoginIcon from '@mui/icons-material/Login';
+import Alert from '@mui/material/Alert';
+import Box from '@mui/material/Box';
+import Button from '@mui/material/Button';
+import Link from '@mui/material/Link';
+import Stack from '@mui/material/Stack';
+import TextField from '@mui/material/TextField';
+import Typography from '@mui/material/Typography';
+import { AuthMessages } from '@medshare/contracts/constants';
+import { useEffect, useState, type FormEvent } from 'react';
+import { Link as RouterLink } from 'react-router';
+import { PasswordField } from '../../../components/form/password-field';
+import { AuthLayout } from '../../../components/layout/auth-layout';
+import { REDIRECT_AFTER_LOGIN_MS, SESSION_ENDED_KEY } from '../../../config/constants';
+import { paths } from '../../../config/paths';
+import { messageOf, toast, UNDER_REVIEW_TOAST_ID } from '../../../lib/notify';
+import { useLogin } from '../api/login';
+import { useDelayedNavigate } from '../hooks/use-delayed-navigate';
+import { rememberEmail } from '../utils/remembered-email';
+
+/** The flag the API client leaves when the server ended the session; shown once. */
+function sessionEndedFlag(action: 'read' | 'clear'): boolean {
+  try {
+    if (action === 'clear') window.sessionStorage.removeItem(SESSION_ENDED_KEY);
+    return window.sessionStorage.getItem(SESSION_ENDED_KEY) === '1';
+  } catch {
+    return false;
+  }
+}
+
+export function LoginForm() {
+  const [email, setEmail] = useState('');
+  const [password, setPassword] = useState('');
+  const [underReview, setUnderReview] = useState(false);
+  const [sessionEnded] = useState(() => sessionEndedFlag('read'));
+  const [redirecting, setRedirecting] = useState(false);
+  const { mutate, isPending } = useLogin();
+  const navigateLater = useDelayedNavigate();
+
+  useEffect(() => {
+    sessionEndedFlag('clear');
+  }, []);
+
+  async function handleSubmit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    setUnderReview(false);
+    try {
+      const result = await mutate({ email: email.trim(), password });
+      rememberEmail(result.data.email || email.trim());
+      toast.success(result.message ?? AuthMessages.codeSent);
+      setRedirecting(true);
+      navigateLater(paths.verifyAccount, REDIRECT_AFTER_LOGIN_MS);
+    } catch (error) {
+      const message = messageOf(error, 'Login failed. Please try again.');
+      if (message === AuthMessages.providerUnderReview) {
+        setUnderReview(true);
+        toast.warning(message, { autoClose: 6000, toastId: UNDER_REVIEW_TOAST_ID });
+      } else {
+        toast.error(message, { autoClose: 4000 });
+      }
+    }
+  }
+
+  return (
+    <AuthLayout
+      title="Welcome back! Glad to see you again!"
+      pageTitle="Login"
+      subtitle="Sign in with your e-mail and password. We will then e-mail you a 6-digit code."
+    >
+      {sessionEnded && !underReview && (
+        <Alert severity="info" sx={{ mb: 3 }}>
+          Your session has ended. Please log in again.
+        </Alert>
+      )}
+      {underReview && (
+        <Alert severity="warning" sx={{ mb: 3 }}>
+          {AuthMessages.providerUnderReview}
+        </Alert>
+      )}
+      <Box component="form" onSubmit={handleSubmit}>
+        <Stack spacing={2.5}>
+          <TextField
+            label="Email"
+            type="email"
+            name="email"
+            autoComplete="email"
+            required
+            value={email}
+            onChange={(event) => setEmail(event.target.value)}
+            autoFocus
+          />
+          <PasswordField
+            label="Password"
+            name="password"
+            autoComplete="current-password"
+            required
+            value={password}
+            onChange={(event) => setPassword(event.target.value)}
+          />
+          <Box sx={{ display: 'flex', justifyContent: 'flex-end', mt: '8px !important' }}>
+            <Link component={RouterLink} to={paths.forgotPassword} variant="body2" sx={{ fontWeight: 600 }}>
+              Forgot Password?
+            </Link>
+          </Box>
+          <Button
+            type="submit"
+            variant="contained"
+            size="large"
+            startIcon={<LoginIcon />}
+            disabled={isPending || redirecting}
+          >
+            {isPending ? 'Signing in…' : 'Login'}
+          </Button>
+        </Stack>
+      </Box>
+      <Typography variant="body2" color="text.secondary" sx={{ mt: 3, textAlign: 'center' }}>
+        Don&apos;t have an account?{' '}
+        <Link component={RouterLink} to={paths.register} sx={{ fontWeight: 600 }}>
+          Register
+        </Link>
+      </Typography>
+    </AuthLayout>
+  );
+}

@@ -1,0 +1,171 @@
+import ArrowBackIcon from '@mui/icons-material/ArrowBack';
+import MarkEmailReadIcon from '@mui/icons-material/MarkEmailRead';
+import Alert from '@mui/material/Alert';
+import Box from '@mui/material/Box';
+import Button from '@mui/material/Button';
+import Link from '@mui/material/Link';
+import Stack from '@mui/material/Stack';
+import TextField from '@mui/material/TextField';
+import Typography from '@mui/material/Typography';
+import { AuthMessages, CODE_LENGTH } from '@medshare/contracts/constants';
+import { useState, type FormEvent } from 'react';
+import { Link as RouterLink, useLocation, useNavigate } from 'react-router';
+import { emptyOtp, OtpInput } from '../../../components/form/otp-input';
+import { AuthLayout } from '../../../components/layout/auth-layout';
+import { REDIRECT_AFTER_VERIFY_MS, RESEND_COOLDOWN_S } from '../../../config/constants';
+import { paths } from '../../../config/paths';
+import { toast, toastApiError, UNDER_REVIEW_TOAST_ID } from '../../../lib/notify';
+import { setUser } from '../../../lib/session';
+import { persistor, useAppDispatch } from '../../../lib/store';
+import { isSession, useConfirmCode } from '../api/confirm';
+import { useResendCode } from '../api/resend-code';
+import { useCooldown } from '../hooks/use-cooldown';
+import { useDelayedNavigate } from '../hooks/use-delayed-navigate';
+import { forgetEmail, recallEmail } from '../utils/remembered-email';
+import { isPlausibleEmail } from '../utils/is-plausible-email';
+
+const FALLBACK_ERROR = 'An error occurred. Please try again.';
+
+export function VerifyAccountForm() {
+  const location = useLocation();
+  const underReview = Boolean((location.state as { underReview?: boolean } | null)?.underReview);
+  const [rememberedEmail] = useState(recallEmail);
+  const [editingEmail, setEditingEmail] = useState(!rememberedEmail);
+  const [email, setEmail] = useState(rememberedEmail);
+  const [digits, setDigits] = useState(() => emptyOtp(CODE_LENGTH));
+  const [done, setDone] = useState(false);
+  const confirm = useConfirmCode();
+  const resend = useResendCode();
+  const cooldown = useCooldown();
+  const dispatch = useAppDispatch();
+  const navigate = useNavigate();
+  const navigateLater = useDelayedNavigate();
+
+  async function handleVerify(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const code = digits.join('');
+    if (!isPlausibleEmail(email) || !/^\d+$/.test(code) || code.length !== CODE_LENGTH) {
+      toast.error('Please enter a valid email and complete the OTP.');
+      return;
+    }
+    try {
+      const result = await confirm.mutate({ email: email.trim(), code });
+      if (isSession(result.data)) {
+        const { token, user } = result.data;
+        dispatch(setUser({ user, token }));
+        await persistor.flush();
+        forgetEmail();
+        setDone(true);
+        toast.success(result.message ?? 'Account verified successfully!');
+        navigateLater(user.role === 'patient' ? paths.viewImages : paths.dashboard, REDIRECT_AFTER_VERIFY_MS, {
+          replace: true,
+        });
+      } else {
+        toast.warning(result.message ?? AuthMessages.providerUnderReview, {
+          autoClose: 6000,
+          toastId: UNDER_REVIEW_TOAST_ID,
+        });
+        void navigate(paths.login);
+      }
+    } catch (error) {
+      toastApiError(error, FALLBACK_ERROR);
+    }
+  }
+
+  async function handleResend() {
+    if (!isPlausibleEmail(email)) {
+      toast.error('Please enter a valid email.');
+      setEditingEmail(true);
+      return;
+    }
+    try {
+      const result = await resend.mutate({ email: email.trim() });
+      toast.success(result.message ?? AuthMessages.codeSent);
+      setDigits(emptyOtp(CODE_LENGTH));
+      cooldown.start(RESEND_COOLDOWN_S);
+    } catch (error) {
+      toastApiError(error, FALLBACK_ERROR);
+    }
+  }
+
+  return (
+    <AuthLayout
+      title="Verify your account"
+      subtitle={
+        editingEmail ? (
+          `Enter your e-mail and the ${CODE_LENGTH}-digit code we sent to it.`
+        ) : (
+          <>
+            Enter the {CODE_LENGTH}-digit code we sent to <strong>{email}</strong>.{' '}
+            <Link
+              component="button"
+              type="button"
+              onClick={() => setEditingEmail(true)}
+              sx={{ verticalAlign: 'baseline' }}
+            >
+              Use another e-mail
+            </Link>
+          </>
+        )
+      }
+    >
+      {underReview && (
+        <Alert severity="info" sx={{ mb: 3 }}>
+          Confirm your e-mail now. An administrator then reviews your provider account; you will be informed once it is
+          complete.
+        </Alert>
+      )}
+      <Box component="form" noValidate onSubmit={handleVerify}>
+        <Stack spacing={3}>
+          {editingEmail && (
+            <TextField
+              label="Email"
+              type="email"
+              name="email"
+              autoComplete="email"
+              required
+              value={email}
+              onChange={(event) => setEmail(event.target.value)}
+            />
+          )}
+          <OtpInput
+            label="Verification code"
+            value={digits}
+            onChange={setDigits}
+            autoFocus={!editingEmail}
+            disabled={done}
+          />
+          <Button
+            type="submit"
+            variant="contained"
+            size="large"
+            startIcon={<MarkEmailReadIcon />}
+            disabled={confirm.isPending || done}
+          >
+            {confirm.isPending ? 'Verifying…' : 'Verify'}
+          </Button>
+        </Stack>
+      </Box>
+      <Typography variant="body2" color="text.secondary" sx={{ mt: 2.5, textAlign: 'center' }}>
+        Didn&apos;t get a code?{' '}
+        <Button
+          variant="text"
+          size="small"
+          onClick={handleResend}
+          disabled={resend.isPending || cooldown.secondsLeft > 0 || done}
+          sx={{ verticalAlign: 'baseline', px: 1, minWidth: 0 }}
+        >
+          {cooldown.secondsLeft > 0 ? `Resend code (${cooldown.secondsLeft} s)` : 'Resend code'}
+        </Button>
+      </Typography>
+      <Box sx={{ display: 'flex', justifyContent: 'space-between', mt: 3, flexWrap: 'wrap', gap: 1 }}>
+        <Link component={RouterLink} to={paths.home} sx={{ display: 'inline-flex', alignItems: 'center', gap: 0.5 }}>
+          <ArrowBackIcon fontSize="small" aria-hidden /> Back to home
+        </Link>
+        <Link component={RouterLink} to={paths.login} sx={{ fontWeight: 600 }}>
+          Back to login
+        </Link>
+      </Box>
+    </AuthLayout>
+  );
+}

@@ -1,0 +1,34 @@
+import type { RoleName, UserListItem } from '@medshare/contracts';
+
+export type RowAction = 'view' | 'approve' | 'activate' | 'deactivate' | 'delete';
+
+/** Admin rows carry account state; provider rows do not. */
+export function isAdminRow(row: UserListItem): row is Extract<UserListItem, { active: boolean }> {
+  return 'active' in row;
+}
+
+/**
+ * Spec "Dashboard": everyone who sees the table may View; roles other than patient and
+ * healthProvider also Delete and Activate/Deactivate (Approve for a pending provider). An admin's
+ * own row offers only View: the server refuses to delete or deactivate oneself.
+ */
+export function rowActions(
+  viewerRole: RoleName | undefined,
+  viewerId: string | undefined,
+  row: UserListItem,
+): RowAction[] {
+  const actions: RowAction[] = ['view'];
+  if (viewerRole === 'patient' || viewerRole === 'healthProvider' || !viewerRole) return actions;
+  if (row.id === viewerId || !isAdminRow(row)) return actions;
+  actions.push(row.pending ? 'approve' : row.active ? 'deactivate' : 'activate');
+  actions.push('delete');
+  return actions;
+}
+
+export const actionLabels: Record<RowAction, string> = {
+  view: 'View',
+  approve: 'Approve',
+  activate: 'Activate',
+  deactivate: 'Deactivate',
+  delete: 'Delete',
+};

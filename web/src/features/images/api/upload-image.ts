@@ -1,0 +1,60 @@
+import { ApiPaths } from '@medshare/contracts/paths';
+import type { Image } from '@medshare/contracts';
+import { API_BASE, ApiError, currentToken, endSessionIfExpired, toFieldErrors } from '../../../lib/api-client';
+
+export type UploadInput = { file: File; caption: string; patientId?: string };
+
+/**
+ * POST /api/upload/image as multipart. XMLHttpRequest rather than fetch because only it reports
+ * upload progress; the bearer header and the 401 rule are the same as in apiRequest.
+ */
+export function uploadImage(
+  input: UploadInput,
+  onProgress: (fraction: number) => void,
+  signal?: AbortSignal,
+): Promise<{ data: Image; message: string | undefined }> {
+  return new Promise((resolve, reject) => {
+    const form = new FormData();
+    // Fields first: the server reads the stream in order and can refuse early.
+    form.append('caption', input.caption);
+    if (input.patientId) form.append('patientId', input.patientId);
+    form.append('file', input.file, input.file.name);
+
+    const xhr = new XMLHttpRequest();
+    const token = currentToken();
+    xhr.open('POST', `${API_BASE}${ApiPaths.uploadImage}`);
+    xhr.setRequestHeader('Accept', 'application/json');
+    if (token) xhr.setRequestHeader('Authorization', `Bearer ${token}`);
+    xhr.upload.onprogress = (event) => {
+      if (event.lengthComputable && event.total > 0) onProgress(event.loaded / event.total);
+    };
+    xhr.onerror = () => reject(new ApiError(0, ''));
+    xhr.onabort = () => reject(new DOMException('Upload aborted', 'AbortError'));
+    xhr.onload = () => {
+      let body: { success?: boolean; message?: unknown; data?: unknown; errors?: unknown; code?: unknown } = {};
+      try {
+        body = xhr.responseText ? (JSON.parse(xhr.responseText) as typeof body) : {};
+      } catch {
+        body = {};
+      }
+      const message = typeof body.message === 'string' ? body.message : '';
+      if (xhr.status >= 200 && xhr.status < 300 && body.success !== false) {
+        onProgress(1);
+        resolve({ data: body.data as Image, message: message || undefined });
+        return;
+      }
+      void endSessionIfExpired(xhr.status, message, Boolean(token)).finally(() =>
+        reject(
+          new ApiError(
+            xhr.status,
+            message,
+            toFieldErrors(body.errors),
+            typeof body.code === 'string' ? body.code : undefined,
+          ),
+        ),
+      );
+    };
+    signal?.addEventListener('abort', () => xhr.abort(), { once: true });
+    xhr.send(form);
+  });
+}

@@ -1,0 +1,60 @@
+import Autocomplete from '@mui/material/Autocomplete';
+import TextField from '@mui/material/TextField';
+import type { UserListItem } from '@medshare/contracts';
+import { useEffect, useState } from 'react';
+import { searchUsers } from '../api/search-users';
+
+type PatientPickerProps = {
+  value: UserListItem | null;
+  onChange: (patient: UserListItem | null) => void;
+  disabled?: boolean;
+};
+
+const SEARCH_DELAY_MS = 250;
+const fullName = (u: UserListItem) => `${u.firstname} ${u.lastname}`.trim();
+
+/** Patient search box with a suggestion list, searched on the server as the user types. */
+export function PatientPicker({ value, onChange, disabled }: PatientPickerProps) {
+  const [input, setInput] = useState('');
+  const [options, setOptions] = useState<UserListItem[]>([]);
+  const [loading, setLoading] = useState(false);
+
+  useEffect(() => {
+    const controller = new AbortController();
+    const timer = window.setTimeout(() => {
+      setLoading(true);
+      searchUsers({ search: input, role: 'patient', limit: 10 }, controller.signal)
+        .then((result) => setOptions(result.data))
+        .catch(() => {
+          if (!controller.signal.aborted) setOptions([]);
+        })
+        .finally(() => {
+          if (!controller.signal.aborted) setLoading(false);
+        });
+    }, SEARCH_DELAY_MS);
+    return () => {
+      window.clearTimeout(timer);
+      controller.abort();
+    };
+  }, [input]);
+
+  return (
+    <Autocomplete
+      options={options}
+      value={value}
+      onChange={(_event, patient) => onChange(patient)}
+      inputValue={input}
+      onInputChange={(_event, text) => setInput(text)}
+      // The server already filtered by the typed text.
+      filterOptions={(list) => list}
+      getOptionLabel={(u) => `${fullName(u)} (${u.email})`}
+      isOptionEqualToValue={(a, b) => a.id === b.id}
+      loading={loading}
+      disabled={disabled}
+      noOptionsText="No patients found"
+      renderInput={(params) => (
+        <TextField {...params} label="Patient" placeholder="Search patients by name or e-mail" />
+      )}
+    />
+  );
+}

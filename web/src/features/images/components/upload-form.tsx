@@ -1,0 +1,230 @@
+import CloudUploadIcon from '@mui/icons-material/CloudUpload';
+import InsertDriveFileIcon from '@mui/icons-material/InsertDriveFile';
+import Alert from '@mui/material/Alert';
+import Box from '@mui/material/Box';
+import Button from '@mui/material/Button';
+import LinearProgress from '@mui/material/LinearProgress';
+import Paper from '@mui/material/Paper';
+import Stack from '@mui/material/Stack';
+import TextField from '@mui/material/TextField';
+import Typography from '@mui/material/Typography';
+import { ImageMessages, MAX_CAPTION_LENGTH, type UserListItem } from '@medshare/contracts';
+import { useEffect, useId, useRef, useState, type DragEvent, type FormEvent } from 'react';
+import { toast, toastApiError } from '../../../lib/notify';
+import { uploadImage } from '../api/upload-image';
+import { usePublicSettings } from '../hooks/use-public-settings';
+import { IMAGES_TOAST } from '../utils/toast-options';
+import { ACCEPT_ATTRIBUTE, fileProblem, isPicture, uploadProblem } from '../utils/validate-upload';
+import { PatientPicker } from './patient-picker';
+
+const UPLOAD_FALLBACK = 'Something went wrong while uploading.';
+
+function formatSize(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
+  return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
+}
+
+/** Upload Medical Image (spec "Upload", §5, §8): file, preview, caption, patient, real progress. */
+export function UploadForm() {
+  const { maxUploadMb } = usePublicSettings();
+  const [file, setFile] = useState<File | null>(null);
+  const [caption, setCaption] = useState('');
+  const [patient, setPatient] = useState<UserListItem | null>(null);
+  const [problem, setProblem] = useState<string | null>(null);
+  const [preview, setPreview] = useState<string | null>(null);
+  const [progress, setProgress] = useState<number | null>(null);
+  const [dragging, setDragging] = useState(false);
+  const [formKey, setFormKey] = useState(0);
+  const inputRef = useRef<HTMLInputElement>(null);
+  const controllerRef = useRef<AbortController | null>(null);
+  const inputId = useId();
+  const busy = progress !== null;
+
+  // One object URL per chosen picture, revoked as soon as the choice changes.
+  useEffect(() => {
+    if (!file || !isPicture(file)) {
+      setPreview(null);
+      return;
+    }
+    const url = URL.createObjectURL(file);
+    setPreview(url);
+    return () => URL.revokeObjectURL(url);
+  }, [file]);
+
+  useEffect(() => () => controllerRef.current?.abort(), []);
+
+  function choose(next: File | null) {
+    if (!next) return;
+    const reason = fileProblem(next, maxUploadMb);
+    setProblem(reason);
+    if (reason) {
+      toast.error(reason, IMAGES_TOAST);
+      setFile(null);
+      if (inputRef.current) inputRef.current.value = '';
+      return;
+    }
+    setFile(next);
+  }
+
+  function onDrop(event: DragEvent<HTMLElement>) {
+    event.preventDefault();
+    setDragging(false);
+    if (busy) return;
+    choose(event.dataTransfer.files[0] ?? null);
+  }
+
+  async function onSubmit(event: FormEvent) {
+    event.preventDefault();
+    if (busy) return;
+    const reason = uploadProblem(file, caption, maxUploadMb);
+    setProblem(reason);
+    if (reason || !file) {
+      toast.error(reason ?? ImageMessages.noFile, IMAGES_TOAST);
+      return;
+    }
+    const controller = new AbortController();
+    controllerRef.current = controller;
+    setProgress(0);
+    try {
+      const result = await uploadImage(
+        { file, caption: caption.trim(), patientId: patient?.id },
+        (fraction) => setProgress(fraction),
+        controller.signal,
+      );
+      toast.success(result.message ?? ImageMessages.uploaded, IMAGES_TOAST);
+      setFile(null);
+      setCaption('');
+      setPatient(null);
+      setProblem(null);
+      setFormKey((k) => k + 1);
+    } catch (error) {
+      if (error instanceof DOMException && error.name === 'AbortError') return;
+      toastApiError(error, UPLOAD_FALLBACK, IMAGES_TOAST);
+    } finally {
+      setProgress(null);
+      controllerRef.current = null;
+    }
+  }
+
+  const percent = progress === null ? 0 : Math.round(progress * 100);
+
+  return (
+    <Paper
+      component="form"
+      noValidate
+      onSubmit={onSubmit}
+      variant="outlined"
+      sx={{ p: { xs: 2, sm: 3 }, maxWidth: 760 }}
+    >
+      <Stack spacing={2.5}>
+        <Box
+          component="label"
+          htmlFor={inputId}
+          onDragOver={(event: DragEvent<HTMLElement>) => {
+            event.preventDefault();
+            if (!busy) setDragging(true);
+          }}
+          onDragLeave={() => setDragging(false)}
+          onDrop={onDrop}
+          sx={{
+            display: 'block',
+            border: 2,
+            borderStyle: 'dashed',
+            borderColor: dragging ? 'primary.main' : 'divider',
+            bgcolor: dragging ? 'action.hover' : 'background.default',
+            borderRadius: 2,
+            p: { xs: 2, sm: 3 },
+            textAlign: 'center',
+            cursor: busy ? 'default' : 'pointer',
+            '&:focus-within': { outline: 2, outlineStyle: 'solid', outlineColor: 'primary.main', outlineOffset: 2 },
+          }}
+        >
+          <CloudUploadIcon color="primary" sx={{ fontSize: 40 }} aria-hidden />
+          <Typography sx={{ fontWeight: 600 }}>Drag and drop a file here, or click to choose one</Typography>
+          <Typography variant="body2" color="text.secondary">
+            {`JPEG, PNG, PDF or DICOM (.jpeg, .jpg, .png, .pdf, .dcm, .dicom), up to ${maxUploadMb} MB`}
+          </Typography>
+          <input
+            key={formKey}
+            ref={inputRef}
+            id={inputId}
+            type="file"
+            accept={ACCEPT_ATTRIBUTE}
+            disabled={busy}
+            aria-describedby={problem ? `${inputId}-problem` : undefined}
+            onChange={(event) => choose(event.target.files?.[0] ?? null)}
+            style={{ position: 'absolute', width: 1, height: 1, opacity: 0, overflow: 'hidden' }}
+          />
+        </Box>
+
+        {problem && (
+          <Alert severity="error" id={`${inputId}-problem`}>
+            {problem}
+          </Alert>
+        )}
+
+        {file && (
+          <Stack direction="row" spacing={1} sx={{ alignItems: 'center', minWidth: 0 }}>
+            <InsertDriveFileIcon color="action" aria-hidden />
+            <Typography sx={{ overflowWrap: 'anywhere' }}>
+              <strong>{file.name}</strong> ({formatSize(file.size)})
+            </Typography>
+          </Stack>
+        )}
+
+        {preview && (
+          <Box
+            sx={{
+              height: 400,
+              bgcolor: 'grey.900',
+              borderRadius: 2,
+              display: 'flex',
+              alignItems: 'center',
+              justifyContent: 'center',
+              overflow: 'hidden',
+            }}
+          >
+            <Box
+              component="img"
+              src={preview}
+              alt={`Preview of ${file?.name ?? 'the selected image'}`}
+              sx={{ width: '100%', height: '100%', objectFit: 'contain' }}
+            />
+          </Box>
+        )}
+
+        <TextField
+          label="Caption"
+          value={caption}
+          onChange={(event) => setCaption(event.target.value)}
+          disabled={busy}
+          required
+          slotProps={{ htmlInput: { maxLength: MAX_CAPTION_LENGTH } }}
+        />
+
+        <PatientPicker value={patient} onChange={setPatient} disabled={busy} />
+
+        {busy && (
+          <Box>
+            <LinearProgress
+              variant="determinate"
+              value={percent}
+              aria-label="Upload progress"
+              sx={{ height: 8, borderRadius: 1 }}
+            />
+            <Typography variant="body2" color="text.secondary" sx={{ mt: 0.5 }}>
+              {`${percent}% uploaded`}
+            </Typography>
+          </Box>
+        )}
+
+        <Box>
+          <Button type="submit" variant="contained" size="large" disabled={busy} startIcon={<CloudUploadIcon />}>
+            {busy ? 'Uploading...' : 'Upload Image'}
+          </Button>
+        </Box>
+      </Stack>
+    </Paper>
+  );
+}

@@ -1,0 +1,25 @@
+/** The screen's words (spec §2 Messages, verbatim where the spec gives them). */
+export const MessagesTexts = {
+  title: 'Messages',
+  chats: 'Chats',
+  noChats: 'No chats available',
+  noMessages: 'No messages yet',
+  selectChat: 'Select a chat to start messaging',
+  noUsers: 'No users found',
+  selectUserTitle: 'Select User to Chat',
+  searchLabel: 'Search by name or email',
+  sendMessageTitle: 'Send Message',
+  inputPlaceholder: 'Type a message...',
+  you: 'You',
+  refresh: 'Refresh chats',
+  back: 'Back to chats',
+  send: 'Send message',
+  loadOlder: 'Load older messages',
+  chatsFailed: 'Chats could not be loaded.',
+  threadFailed: 'Messages could not be loaded.',
+  usersFailed: 'Users could not be loaded.',
+  sendFailed: 'Message could not be sent. Please try again.',
+} as const;
+
+/** Toasts of the messaging area appear bottom-left (spec §8). */
+export const TOAST_POSITION = 'bottom-left' as const;

@@ -1,0 +1,19 @@
+import { SESSION_ENDED_KEY } from '../../../config/constants';
+import { hardNavigate } from '../../../lib/navigation';
+import { clearSession } from '../../../lib/session';
+import { persistor, store } from '../../../lib/store';
+
+/**
+ * The stream's own "session is over" (a 401, or `event: end` with a session reason): the same
+ * steps the API client takes on a 401, since a stream response never passes through it.
+ */
+export async function endSessionFromStream(): Promise<void> {
+  store.dispatch(clearSession());
+  await persistor.flush();
+  try {
+    window.sessionStorage.setItem(SESSION_ENDED_KEY, '1');
+  } catch {
+    // Without storage the login page just does not explain why it is shown.
+  }
+  hardNavigate('/login');
+}

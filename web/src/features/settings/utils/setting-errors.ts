@@ -1,0 +1,41 @@
+import { ApiError } from '../../../lib/api-client';
+import { toast } from '../../../lib/notify';
+
+export type SettingField = 'name' | 'value' | 'description';
+export type SettingFieldErrors = Partial<Record<SettingField, string>>;
+
+const FIELDS: readonly SettingField[] = ['name', 'value', 'description'];
+
+/** The add call nests the row under `setting`, so the server may name `setting.name`: keep the last part. */
+function fieldOf(path: string): string {
+  return path.split('.').pop() ?? path;
+}
+
+/** Server field errors that belong to an input of the row, for showing under that input. */
+export function fieldErrorsOf(error: unknown): SettingFieldErrors {
+  const result: SettingFieldErrors = {};
+  if (!(error instanceof ApiError)) return result;
+  for (const item of error.errors) {
+    const field = fieldOf(item.field) as SettingField;
+    if (FIELDS.includes(field) && !result[field]) result[field] = item.message;
+  }
+  return result;
+}
+
+export const UNREACHABLE = 'Backend server is not reachable. Please check your server.';
+
+/** Spec §8: one toast per field error as 'field: message', else the server's message, else the fallback. */
+export function toastSettingError(error: unknown, fallback: string): void {
+  if (error instanceof ApiError && error.errors.length > 0) {
+    for (const item of error.errors) {
+      const field = fieldOf(item.field);
+      toast.error(field ? `${field}: ${item.message}` : item.message);
+    }
+    return;
+  }
+  if (error instanceof ApiError && error.status === 0) {
+    toast.error(UNREACHABLE);
+    return;
+  }
+  toast.error(error instanceof ApiError && error.message ? error.message : fallback);
+}

@@ -1,0 +1,12 @@
+/**
+ * A full page load, not a router navigation: after a session ends it also drops every decrypted
+ * image and message the tab still holds in memory. Kept in its own module so tests can stub it
+ * (jsdom cannot navigate).
+ */
+export function hardNavigate(path: string): void {
+  window.location.assign(path);
+}
+
+export function currentPath(): string {
+  return window.location.pathname;
+}

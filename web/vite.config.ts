@@ -1,0 +1,39 @@
+import react from '@vitejs/plugin-react';
+import { defineConfig } from 'vite';
+
+// The server answers with `style-src 'self' 'nonce-…'`; a preview should fail the same way a
+// deployment would, so it sends the same policy with the unreplaced placeholder as the nonce.
+const previewCsp = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self' 'nonce-__CSP_NONCE__'",
+  "img-src 'self' blob:",
+  "font-src 'self'",
+  "connect-src 'self'",
+  "object-src 'none'",
+  "base-uri 'self'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+export default defineConfig({
+  plugins: [react()],
+  html: {
+    // The server replaces the placeholder per request; Vite stamps it on its tags and emits
+    // <meta property="csp-nonce"> so Emotion can read it at runtime.
+    cspNonce: '__CSP_NONCE__',
+  },
+  build: {
+    // Inlined assets would become data: URLs, which the CSP does not allow for fonts and images.
+    assetsInlineLimit: 0,
+    sourcemap: false,
+  },
+  server: {
+    proxy: {
+      '/api': 'http://127.0.0.1:8080',
+      '/metrics': 'http://127.0.0.1:8080',
+    },
+  },
+  preview: {
+    headers: { 'Content-Security-Policy': previewCsp },
+  },
+});
