@@ -9,11 +9,40 @@ const zones = [
   { target: './contracts', from: ['./server', './web', './e2e'], message: 'contracts depend only on zod' },
   { target: './server', from: ['./web', './e2e'], message: 'the server never imports the web app' },
   { target: './web', from: ['./server', './e2e'], message: 'the web app talks to the server over HTTP only' },
-  { target: './e2e', from: ['./server/src', './web/src'], message: 'e2e drives the built app through HTTP and the browser' },
-  { target: './server/src/modules/*/*.routes.ts', from: './server/src/modules/*/*.repository.ts', message: 'routes call services, never repositories' },
-  { target: ['./web/src/components', './web/src/lib', './web/src/config'], from: ['./web/src/features', './web/src/app'], message: 'shared code never imports features or the app' },
+  {
+    target: './e2e',
+    from: ['./server/src', './web/src'],
+    message: 'e2e drives the built app through HTTP and the browser',
+  },
+  {
+    target: './server/src/modules/*/*.routes.ts',
+    from: './server/src/modules/*/*.repository.ts',
+    message: 'routes call services, never repositories',
+  },
+  {
+    target: ['./web/src/components', './web/src/lib', './web/src/config'],
+    from: ['./web/src/features', './web/src/app'],
+    message: 'shared code never imports features or the app',
+  },
   { target: './web/src/features', from: './web/src/app', message: 'features never import the app layer' },
-  ...['auth', 'landing', 'share-demo', 'layout', 'images', 'upload', 'messages', 'dashboard', 'admin', 'profile', 'users', 'settings', 'audit', 'roles', 'analysis', 'dicom-viewer'].map((f) => ({
+  ...[
+    'auth',
+    'landing',
+    'share-demo',
+    'layout',
+    'images',
+    'upload',
+    'messages',
+    'dashboard',
+    'admin',
+    'profile',
+    'users',
+    'settings',
+    'audit',
+    'roles',
+    'analysis',
+    'dicom-viewer',
+  ].map((f) => ({
     target: `./web/src/features/${f}`,
     from: './web/src/features',
     except: [`./${f}`],
@@ -22,7 +51,17 @@ const zones = [
 ];
 
 export default tseslint.config(
-  { ignores: ['**/node_modules/**', '**/dist/**', 'data/**', 'e2e/test-results/**', 'e2e/playwright-report/**', '.reports/**', 'docs/openapi.json'] },
+  {
+    ignores: [
+      '**/node_modules/**',
+      '**/dist/**',
+      'data/**',
+      'e2e/test-results/**',
+      'e2e/playwright-report/**',
+      '.reports/**',
+      'docs/openapi.json',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -31,7 +70,10 @@ export default tseslint.config(
     rules: {
       'import-x/no-restricted-paths': ['error', { zones }],
       'import-x/no-cycle': ['error', { maxDepth: 4 }],
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' },
+      ],
       '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports' }],
       'no-console': ['error', { allow: ['warn', 'error'] }],
     },

@@ -46,9 +46,15 @@ async function serve(clients: number) {
     const doc = await newUser(t, 'healthProvider');
     senders.push({ id: doc.user.id, token: doc.token });
     // Sends are rate limited per session; many sessions carry the load as many people would.
-    for (let s = 1; s < SESSIONS_PER_PROVIDER; s++) senders.push({ id: doc.user.id, token: (await login(t, doc.user.email, doc.password)).token });
+    for (let s = 1; s < SESSIONS_PER_PROVIDER; s++)
+      senders.push({ id: doc.user.id, token: (await login(t, doc.user.email, doc.password)).token });
   }
-  const fixture: Fixture = { base: `http://127.0.0.1:${address.port}`, recipients, senders, database: t.app.ctx.database.kind };
+  const fixture: Fixture = {
+    base: `http://127.0.0.1:${address.port}`,
+    recipients,
+    senders,
+    database: t.app.ctx.database.kind,
+  };
   process.stdout.write(`FIXTURE ${JSON.stringify(fixture)}\n`);
   const stop = async () => {
     await t.close();
@@ -66,14 +72,22 @@ function percentile(sorted: number[], p: number): number {
 
 async function run() {
   const { values } = parseArgs({
-    options: { clients: { type: 'string', default: '200' }, messages: { type: 'string', default: '2000' }, rate: { type: 'string', default: '100' }, warmup: { type: 'string', default: '100' } },
+    options: {
+      clients: { type: 'string', default: '200' },
+      messages: { type: 'string', default: '2000' },
+      rate: { type: 'string', default: '100' },
+      warmup: { type: 'string', default: '100' },
+    },
   });
   const clients = Number(values.clients);
   const total = Number(values.messages);
   const rate = Number(values.rate);
   const warmup = Number(values.warmup);
 
-  const child = spawn(process.execPath, [fileURLToPath(import.meta.url), '--serve', String(clients)], { stdio: ['pipe', 'pipe', 'inherit'], env: process.env });
+  const child = spawn(process.execPath, [fileURLToPath(import.meta.url), '--serve', String(clients)], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+    env: process.env,
+  });
   const fixture = await new Promise<Fixture>((resolve, reject) => {
     const lines = createInterface({ input: child.stdout! });
     lines.on('line', (line) => {
@@ -98,32 +112,40 @@ async function run() {
     fixture.recipients.map(
       (r) =>
         new Promise<void>((resolve, reject) => {
-          const req = http.get({ host: url.hostname, port: url.port, path: '/api/message/stream', headers: { authorization: `Bearer ${r.token}`, accept: 'text/event-stream' } }, (res) => {
-            if (res.statusCode !== 200) return reject(new Error(`stream ${res.statusCode}`));
-            res.setEncoding('utf8');
-            let buffer = '';
-            res.on('data', (chunk: string) => {
-              const now = performance.now();
-              buffer += chunk;
-              const parsed = parseSseChunk(buffer);
-              buffer = parsed.rest;
-              for (const e of parsed.events) {
-                if (e.event === 'ready') resolve();
-                if (e.event !== 'message') continue;
-                const { content } = JSON.parse(e.data) as { content: string };
-                const started = sentAt.get(content);
-                if (started === undefined) continue;
-                if (seen.has(content)) duplicates++;
-                seen.add(content);
-                received++;
-                if (!content.startsWith('warmup')) {
-                  latencies.push(now - started);
-                  arrivedAt.set(content, now);
+          const req = http.get(
+            {
+              host: url.hostname,
+              port: url.port,
+              path: '/api/message/stream',
+              headers: { authorization: `Bearer ${r.token}`, accept: 'text/event-stream' },
+            },
+            (res) => {
+              if (res.statusCode !== 200) return reject(new Error(`stream ${res.statusCode}`));
+              res.setEncoding('utf8');
+              let buffer = '';
+              res.on('data', (chunk: string) => {
+                const now = performance.now();
+                buffer += chunk;
+                const parsed = parseSseChunk(buffer);
+                buffer = parsed.rest;
+                for (const e of parsed.events) {
+                  if (e.event === 'ready') resolve();
+                  if (e.event !== 'message') continue;
+                  const { content } = JSON.parse(e.data) as { content: string };
+                  const started = sentAt.get(content);
+                  if (started === undefined) continue;
+                  if (seen.has(content)) duplicates++;
+                  seen.add(content);
+                  received++;
+                  if (!content.startsWith('warmup')) {
+                    latencies.push(now - started);
+                    arrivedAt.set(content, now);
+                  }
+                  onReceive();
                 }
-                onReceive();
-              }
-            });
-          });
+              });
+            },
+          );
           req.on('error', reject);
         }),
     ),
@@ -137,7 +159,18 @@ async function run() {
       const started = performance.now();
       sentAt.set(content, started);
       const req = http.request(
-        { host: url.hostname, port: url.port, path: '/api/message/send', method: 'POST', agent, headers: { authorization: `Bearer ${from.token}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } },
+        {
+          host: url.hostname,
+          port: url.port,
+          path: '/api/message/send',
+          method: 'POST',
+          agent,
+          headers: {
+            authorization: `Bearer ${from.token}`,
+            'content-type': 'application/json',
+            'content-length': Buffer.byteLength(body),
+          },
+        },
         (res) => {
           res.resume();
           res.on('end', () => {
@@ -185,7 +218,9 @@ async function run() {
 
   // The stream event vs the sender's own 201: what live delivery adds on top of the send itself
   // (negative when the event beats the answer, which is usual: the publish happens before the audit write).
-  const afterAnswer = [...arrivedAt].flatMap(([content, at]) => (answeredAt.has(content) ? [at - answeredAt.get(content)!] : [])).sort((a, b) => a - b);
+  const afterAnswer = [...arrivedAt]
+    .flatMap(([content, at]) => (answeredAt.has(content) ? [at - answeredAt.get(content)!] : []))
+    .sort((a, b) => a - b);
   latencies.sort((a, b) => a - b);
   sendLatencies.sort((a, b) => a - b);
   const fmt = (n: number) => n.toFixed(1);
@@ -199,9 +234,18 @@ async function run() {
     delivered: latencies.length,
     lost: total - failures - latencies.length,
     duplicates,
-    deliveryMs: { p50: fmt(percentile(latencies, 50)), p90: fmt(percentile(latencies, 90)), p99: fmt(percentile(latencies, 99)), max: fmt(latencies.at(-1) ?? NaN) },
+    deliveryMs: {
+      p50: fmt(percentile(latencies, 50)),
+      p90: fmt(percentile(latencies, 90)),
+      p99: fmt(percentile(latencies, 99)),
+      max: fmt(latencies.at(-1) ?? NaN),
+    },
     sendResponseMs: { p50: fmt(percentile(sendLatencies, 50)), p99: fmt(percentile(sendLatencies, 99)) },
-    eventMinusResponseMs: { p50: fmt(percentile(afterAnswer, 50)), p99: fmt(percentile(afterAnswer, 99)), max: fmt(afterAnswer.at(-1) ?? NaN) },
+    eventMinusResponseMs: {
+      p50: fmt(percentile(afterAnswer, 50)),
+      p99: fmt(percentile(afterAnswer, 99)),
+      max: fmt(afterAnswer.at(-1) ?? NaN),
+    },
   };
   console.log(JSON.stringify(result, null, 2));
   agent.destroy();

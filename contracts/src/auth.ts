@@ -1,13 +1,7 @@
 import { z } from 'zod';
-import {
-  CalendarDateSchema,
-  EmailSchema,
-  SelfRegisterRoleSchema,
-  optionalText,
-} from './common.ts';
+import { CalendarDateSchema, EmailSchema, SelfRegisterRoleSchema, optionalText } from './common.ts';
 import { PASSWORD_MAX, PASSWORD_MIN } from './constants.ts';
 import { GenderSchema, UserSchema } from './users.ts';
-
 
 export const PasswordSchema = z
   .string()

@@ -100,7 +100,9 @@ export const MessageUsersQuerySchema = pageQuerySchema(20, 50).extend({
 });
 
 export const StreamQuerySchema = z.object({
-  since: MessageIdTextSchema.optional().describe('Replay messages newer than this id (alternative to the Last-Event-ID header)'),
+  since: MessageIdTextSchema.optional().describe(
+    'Replay messages newer than this id (alternative to the Last-Event-ID header)',
+  ),
 });
 
 /** Payload of the stream's `read` event. */

@@ -2,10 +2,18 @@ import { E2E } from './env.ts';
 import { mailCount, waitForCode } from './mail.ts';
 
 /** Seeding through the public API, as a client would. */
-async function call<T>(method: string, path: string, body?: unknown, token?: string): Promise<{ status: number; json: T }> {
+async function call<T>(
+  method: string,
+  path: string,
+  body?: unknown,
+  token?: string,
+): Promise<{ status: number; json: T }> {
   const res = await fetch(`${E2E.baseUrl}/api${path}`, {
     method,
-    headers: { ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    headers: {
+      ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+    },
     body: body !== undefined ? JSON.stringify(body) : undefined,
   });
   return { status: res.status, json: (await res.json()) as T };
@@ -15,7 +23,14 @@ let n = 0;
 export function uniqueUser(role: 'patient' | 'healthProvider') {
   n += 1;
   const username = `${role === 'patient' ? 'pat' : 'doc'}${Date.now().toString(36)}${n}`;
-  return { role, username, email: `${username}@example.org`, password: 'E2e-strong-passphrase', firstname: role === 'patient' ? 'Amina' : 'Bilal', lastname: `Khan${n}` };
+  return {
+    role,
+    username,
+    email: `${username}@example.org`,
+    password: 'E2e-strong-passphrase',
+    firstname: role === 'patient' ? 'Amina' : 'Bilal',
+    lastname: `Khan${n}`,
+  };
 }
 
 export async function signInViaApi(email: string, password: string): Promise<{ token: string; user: { id: string } }> {
@@ -23,7 +38,10 @@ export async function signInViaApi(email: string, password: string): Promise<{ t
   const login = await call('POST', '/auth/login', { email, password });
   if (login.status !== 200) throw new Error(`login ${email}: ${login.status} ${JSON.stringify(login.json)}`);
   const code = await waitForCode(email, before);
-  const confirm = await call<{ data: { token: string; user: { id: string } } }>('POST', '/auth/confirm', { email, code });
+  const confirm = await call<{ data: { token: string; user: { id: string } } }>('POST', '/auth/confirm', {
+    email,
+    code,
+  });
   if (confirm.status !== 200) throw new Error(`confirm: ${JSON.stringify(confirm.json)}`);
   return confirm.json.data;
 }

@@ -1,11 +1,12 @@
-import { expect, test } from '@playwright/test';
+import { expect, test, type Page } from '@playwright/test';
 import { approveViaApi, registerViaApi, signInViaApi, uniqueUser } from '../support/api.ts';
 import { mailCount, waitForCode, waitForResetToken } from '../support/mail.ts';
 import { enterCode, loginThroughUi, logoutThroughUi } from '../support/ui.ts';
 
-const UNDER_REVIEW = "Your Account has been successfully created and It's under review. You will be informed once it completed";
+const UNDER_REVIEW =
+  "Your Account has been successfully created and It's under review. You will be informed once it completed";
 
-async function fillRegistration(page: import('@playwright/test').Page, u: ReturnType<typeof uniqueUser>, roleName: RegExp) {
+async function fillRegistration(page: Page, u: ReturnType<typeof uniqueUser>, roleName: RegExp) {
   await page.goto('/register');
   await page.getByRole('radio', { name: roleName }).check();
   await page.getByRole('button', { name: 'Next' }).click();
@@ -22,7 +23,9 @@ async function fillRegistration(page: import('@playwright/test').Page, u: Return
   await page.getByRole('button', { name: 'Register' }).click();
 }
 
-test('a patient registers, confirms the mailed code, logs out, logs in with the second factor and lands on /view-images', async ({ page }) => {
+test('a patient registers, confirms the mailed code, logs out, logs in with the second factor and lands on /view-images', async ({
+  page,
+}) => {
   const u = uniqueUser('patient');
   await fillRegistration(page, u, /^Patient/);
   await expect(page.getByText('Registration successful!').first()).toBeVisible();
@@ -43,7 +46,9 @@ test('a patient registers, confirms the mailed code, logs out, logs in with the 
   await expect(page).toHaveURL(/\/view-images/);
 });
 
-test('a provider sees the under-review warning, cannot log in until an admin activates the account, then lands on /dashboard', async ({ page }) => {
+test('a provider sees the under-review warning, cannot log in until an admin activates the account, then lands on /dashboard', async ({
+  page,
+}) => {
   const u = uniqueUser('healthProvider');
   await fillRegistration(page, u, /^Health Provider/);
   await expect(page.getByText(UNDER_REVIEW).first()).toBeVisible();
@@ -59,7 +64,9 @@ test('a provider sees the under-review warning, cannot log in until an admin act
   await expect(page).toHaveURL(/\/login/);
 
   const admin = await signInViaApi('admin@e2e.medshare', 'E2e-admin-passphrase-1');
-  const res = await fetch(`http://localhost:8181/api/users?search=${u.username}`, { headers: { authorization: `Bearer ${admin.token}` } });
+  const res = await fetch(`http://localhost:8181/api/users?search=${u.username}`, {
+    headers: { authorization: `Bearer ${admin.token}` },
+  });
   const id = ((await res.json()) as { data: Array<{ id: string }> }).data[0]!.id;
   await approveViaApi(id);
 
@@ -89,7 +96,11 @@ test('reset password by the mailed link', async ({ page }) => {
   const u = uniqueUser('patient');
   await registerViaApi(u);
   const before = mailCount(u.email);
-  await fetch('http://localhost:8181/api/auth/forgot-password', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: u.email }) });
+  await fetch('http://localhost:8181/api/auth/forgot-password', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email: u.email }),
+  });
   const token = await waitForResetToken(u.email, before);
   await page.goto(`/reset-password?token=${encodeURIComponent(token)}`);
   await page.getByLabel(/^New password/).fill('Link-reset-passphrase');
@@ -114,7 +125,9 @@ test('five wrong codes lock the code; even the right one is then refused', async
   for (let i = 0; i < 5; i++) {
     await enterCode(page, wrong);
     await page.getByRole('button', { name: 'Verify' }).click();
-    await expect(page.getByText(i < 4 ? 'Invalid or expired code' : 'Too many wrong codes. Request a new code.').first()).toBeVisible();
+    await expect(
+      page.getByText(i < 4 ? 'Invalid or expired code' : 'Too many wrong codes. Request a new code.').first(),
+    ).toBeVisible();
     await page.locator('.Toastify__toast').first().waitFor({ state: 'visible' });
   }
   await enterCode(page, right);

@@ -28,7 +28,10 @@ for (const width of widths) {
       await context.grantPermissions(['clipboard-read', 'clipboard-write']);
       await page.goto('/share-image');
       await expect(page.locator('img')).toHaveCount(4);
-      await page.getByRole('button', { name: /copy link/i }).first().click();
+      await page
+        .getByRole('button', { name: /copy link/i })
+        .first()
+        .click();
       await expect(page.getByText('Link copied to clipboard!')).toBeVisible();
       await screenshot(page, 'share-image');
       await expectAccessible(page);

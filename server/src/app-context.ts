@@ -39,7 +39,11 @@ export async function createAppContext(config: Config, log: Logger) {
   const db = database.db;
 
   // The audit listing reads the display time zone lazily: settings itself audits through `audit`.
-  const audit = createAuditService({ repo: createAuditRepository(db), log, timeZone: async () => (await settings.effective()).displayTimeZone });
+  const audit = createAuditService({
+    repo: createAuditRepository(db),
+    log,
+    timeZone: async () => (await settings.effective()).displayTimeZone,
+  });
   const settings = createSettingsService({ repo: createSettingsRepository(db), audit });
   const tokens = createTokenSigner(config.jwtSecret);
   const publicUrl = (config.publicUrl ?? `http://localhost:${config.port}`).replace(/\/$/, '');
@@ -47,29 +51,77 @@ export async function createAppContext(config: Config, log: Logger) {
   // Modules that keep data about a user (images, shares) push a hook here; it runs inside the deleting transaction.
   const userEvents = { onUserDeleted: [] as UserDeletedHook[] };
   // Image counts for the dashboards: wire with users.useImageProviders({ imageStats, uploadsPerDay }).
-  const users = createUsersService({ db, audit, mailer, hasher, settings, publicUrl, revokeSessions: auth.revokeUserSessions, onUserDeleted: userEvents.onUserDeleted });
+  const users = createUsersService({
+    db,
+    audit,
+    mailer,
+    hasher,
+    settings,
+    publicUrl,
+    revokeSessions: auth.revokeUserSessions,
+    onUserDeleted: userEvents.onUserDeleted,
+  });
   const roles = createRolesService({ repo: createRolesRepository(db) });
 
   const realtime = await createRealtime({ db, redisUrl: config.redisUrl, log });
   const messageEncryption = await createFieldEncryption({ db, masterKey: config.masterKey, purpose: 'messages' });
-  const messages = createMessagesService({ db, audit, settings, encryption: messageEncryption, bus: realtime.bus, permissionsOf: auth.permissionsOf });
+  const messages = createMessagesService({
+    db,
+    audit,
+    settings,
+    encryption: messageEncryption,
+    bus: realtime.bus,
+    permissionsOf: auth.permissionsOf,
+  });
 
   // Images and sharing: encrypted blobs (fs or s3), thumbnails, the orphan sweeper (hourly and at start).
   const storage = createStorage(config);
   const store = createEncryptedStore(storage, createKeyring(config.masterKey));
-  const sweep = { graceMinutes: config.storage.sweepGraceMinutes, intervalMinutes: config.storage.sweepIntervalMinutes };
+  const sweep = {
+    graceMinutes: config.storage.sweepGraceMinutes,
+    intervalMinutes: config.storage.sweepIntervalMinutes,
+  };
   // DICOM: parsing, rendering and de-identification in worker threads (time-limited), never on the request path.
   const dicomEngine = createDicomEngine({ pool: createDicomPool({ log }), masterKey: config.masterKey });
-  const images = createImagesService({ db, store, hasher, mailer, audit, settings, log, publicUrl, sweep, dicom: dicomEngine });
+  const images = createImagesService({
+    db,
+    store,
+    hasher,
+    mailer,
+    audit,
+    settings,
+    log,
+    publicUrl,
+    sweep,
+    dicom: dicomEngine,
+  });
   const dicom = createDicomService({ db, store, engine: dicomEngine, images, audit, log, publicUrl });
-  const sharing = createSharingService({ db, images, hasher, mailer, audit, settings, log, publicUrl, deidentify: dicom.deidentifiedCopyFor });
+  const sharing = createSharingService({
+    db,
+    images,
+    hasher,
+    mailer,
+    audit,
+    settings,
+    log,
+    publicUrl,
+    deidentify: dicom.deidentifiedCopyFor,
+  });
   users.useImageProviders({ imageStats: images.stats, uploadsPerDay: images.uploadsPerDay });
   userEvents.onUserDeleted.push(images.onUserDeleted);
   images.startJobs();
 
   // AI analysis (DESIGN §10): results sealed under their own field key; the provider ANALYSIS_PROVIDER names.
   const analysisEncryption = await createFieldEncryption({ db, masterKey: config.masterKey, purpose: 'analysis' });
-  const analysis = createAnalysisService({ db, images, dicom: dicomEngine, audit, encryption: analysisEncryption, provider: createAnalysisProvider(config.analysis, log), log });
+  const analysis = createAnalysisService({
+    db,
+    images,
+    dicom: dicomEngine,
+    audit,
+    encryption: analysisEncryption,
+    provider: createAnalysisProvider(config.analysis, log),
+    log,
+  });
 
   const services = { audit, settings, auth, users, messages, roles, images, sharing, dicom, analysis };
   const hooks: AuthHooks = createAuthHooks(auth);

@@ -4,7 +4,12 @@ import fastifyStatic from '@fastify/static';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
-import { jsonSchemaTransform, serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import {
+  jsonSchemaTransform,
+  serializerCompiler,
+  validatorCompiler,
+  type ZodTypeProvider,
+} from 'fastify-type-provider-zod';
 import { existsSync, readFileSync } from 'node:fs';
 import type { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
@@ -83,12 +88,17 @@ export async function buildApp(config: Config, options: { logStream?: Writable }
 
   await app.register(rateLimit, {
     global: false,
-    errorResponseBuilder: (_req, context) => tooManyRequests('Too many requests. Please slow down and try again shortly.', context.ttl / 1000),
+    errorResponseBuilder: (_req, context) =>
+      tooManyRequests('Too many requests. Please slow down and try again shortly.', context.ttl / 1000),
   });
 
   await app.register(swagger, {
     openapi: {
-      info: { title: 'MedShare API', version: '1.0.0', description: 'Secure medical image sharing. Envelope and errors per DESIGN §4.' },
+      info: {
+        title: 'MedShare API',
+        version: '1.0.0',
+        description: 'Secure medical image sharing. Envelope and errors per DESIGN §4.',
+      },
       components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } },
     },
     transform: jsonSchemaTransform,
@@ -97,20 +107,30 @@ export async function buildApp(config: Config, options: { logStream?: Writable }
 
   registerMetrics(app);
 
-  app.get('/api/health', { schema: { tags: ['health'], summary: 'The process is up' } }, async () => ({ success: true, data: { status: 'ok' } }));
-  app.get('/api/ready', { schema: { tags: ['health'], summary: 'The database (and storage) answer' } }, async (_request, reply) => {
-    try {
-      await sql`select 1`.execute(ctx.database.db);
-    } catch {
-      return reply.status(503).send({ success: false, code: 'unavailable', message: 'The database is unavailable' });
-    }
-    try {
-      await ctx.services.images.checkStorage();
-    } catch {
-      return reply.status(503).send({ success: false, code: 'unavailable', message: 'Blob storage is unavailable' });
-    }
-    return { success: true, data: { status: 'ready', database: ctx.database.kind, storage: ctx.config.storage.driver } };
-  });
+  app.get('/api/health', { schema: { tags: ['health'], summary: 'The process is up' } }, async () => ({
+    success: true,
+    data: { status: 'ok' },
+  }));
+  app.get(
+    '/api/ready',
+    { schema: { tags: ['health'], summary: 'The database (and storage) answer' } },
+    async (_request, reply) => {
+      try {
+        await sql`select 1`.execute(ctx.database.db);
+      } catch {
+        return reply.status(503).send({ success: false, code: 'unavailable', message: 'The database is unavailable' });
+      }
+      try {
+        await ctx.services.images.checkStorage();
+      } catch {
+        return reply.status(503).send({ success: false, code: 'unavailable', message: 'Blob storage is unavailable' });
+      }
+      return {
+        success: true,
+        data: { status: 'ready', database: ctx.database.kind, storage: ctx.config.storage.driver },
+      };
+    },
+  );
 
   await app.register(authRoutes(ctx), { prefix: '/api/auth' });
   await app.register(usersRoutes(ctx), { prefix: '/api/users' });
@@ -154,7 +174,9 @@ async function registerWebApp(app: FastifyInstance, dist: string) {
   app.get('/*', { schema: { hide: true } }, (request, reply) => {
     const path = request.url.split('?')[0]!;
     if (path.startsWith('/api/') || path === '/api') {
-      return reply.status(404).send({ success: false, code: 'not_found', message: `Route ${request.method} ${path} not found` });
+      return reply
+        .status(404)
+        .send({ success: false, code: 'not_found', message: `Route ${request.method} ${path} not found` });
     }
     return sendIndex(reply);
   });

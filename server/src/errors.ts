@@ -25,13 +25,10 @@ export const badRequest = (message: string, errors?: FieldError[]) =>
   new AppError(400, 'bad_request', message, { errors });
 export const validationFailed = (errors: FieldError[]) =>
   new AppError(400, 'validation_failed', 'Validation failed', { errors });
-export const unauthenticated = (message: string, code = 'unauthenticated') =>
-  new AppError(401, code, message);
-export const forbidden = (message = 'You are not allowed to do this') =>
-  new AppError(403, 'forbidden', message);
+export const unauthenticated = (message: string, code = 'unauthenticated') => new AppError(401, code, message);
+export const forbidden = (message = 'You are not allowed to do this') => new AppError(403, 'forbidden', message);
 export const notFound = (message = 'Not found') => new AppError(404, 'not_found', message);
-export const conflict = (message: string, errors?: FieldError[]) =>
-  new AppError(409, 'conflict', message, { errors });
+export const conflict = (message: string, errors?: FieldError[]) => new AppError(409, 'conflict', message, { errors });
 export const tooLarge = (message: string) => new AppError(413, 'too_large', message);
 export const unsupportedType = (message: string) => new AppError(415, 'unsupported_type', message);
 export const tooManyRequests = (message: string, retryAfterSeconds?: number) =>

@@ -16,7 +16,9 @@ async function main() {
   const admin = app.ctx.seeded.generatedAdmin;
   if (admin) {
     // Printed once, on the start that created the account: the only copy of this password.
-    console.log(`\nFirst administrator created:\n  e-mail:   ${admin.email}\n  password: ${admin.password}\nChange it after signing in.\n`);
+    console.log(
+      `\nFirst administrator created:\n  e-mail:   ${admin.email}\n  password: ${admin.password}\nChange it after signing in.\n`,
+    );
   }
   let closing = false;
   const shutdown = async (signal: string) => {

@@ -32,30 +32,66 @@ const segment = fc.oneof(
 );
 const body = fc.oneof(
   fc.jsonValue({ maxDepth: 3 }),
-  fc.dictionary(fc.constantFrom('email', 'password', 'code', 'id', 'content', 'caption', 'name', 'value', 'setting', 'recipientId', 'page', 'limit', '__proto__', 'constructor'), fc.jsonValue({ maxDepth: 2 })),
+  fc.dictionary(
+    fc.constantFrom(
+      'email',
+      'password',
+      'code',
+      'id',
+      'content',
+      'caption',
+      'name',
+      'value',
+      'setting',
+      'recipientId',
+      'page',
+      'limit',
+      '__proto__',
+      'constructor',
+    ),
+    fc.jsonValue({ maxDepth: 2 }),
+  ),
 );
-const query = fc.dictionary(fc.constantFrom('page', 'limit', 'search', 'sort', 'order', 'role', 'from', 'to', 'action', 'before', 'download'), fc.string({ maxLength: 30 }), { maxKeys: 4 });
+const query = fc.dictionary(
+  fc.constantFrom('page', 'limit', 'search', 'sort', 'order', 'role', 'from', 'to', 'action', 'before', 'download'),
+  fc.string({ maxLength: 30 }),
+  { maxKeys: 4 },
+);
 
 describe('fuzzing every route', () => {
   it('never answers 5xx to arbitrary params, queries, bodies and tokens', async () => {
     expect(routes.length).toBeGreaterThan(20);
     const failures: string[] = [];
     for (const route of routes) {
-      await fc.assert(
-        fc.asyncProperty(segment, query, body, fc.constantFrom(...tokens), fc.boolean(), async (param, q, payload, token, raw) => {
-          const url = route.path.replace(/\{[^}]+\}|:[A-Za-z]+/g, () => encodeURIComponent(param));
-          const res = await t.request({
-            method: route.method as 'GET',
-            url,
-            query: q,
-            token,
-            ...(route.method === 'GET' ? {} : raw ? { payload: JSON.stringify(payload).slice(0, -1), headers: { 'content-type': 'application/json' } } : { payload: payload as object }),
-          });
-          if (res.statusCode >= 500) failures.push(`${route.method} ${url} → ${res.statusCode} ${res.body.slice(0, 200)}`);
-          return res.statusCode < 500;
-        }),
-        { numRuns: 12, seed: 20261122 },
-      ).catch(() => undefined);
+      await fc
+        .assert(
+          fc.asyncProperty(
+            segment,
+            query,
+            body,
+            fc.constantFrom(...tokens),
+            fc.boolean(),
+            async (param, q, payload, token, raw) => {
+              const url = route.path.replace(/\{[^}]+\}|:[A-Za-z]+/g, () => encodeURIComponent(param));
+              const res = await t.request({
+                method: route.method as 'GET',
+                url,
+                query: q,
+                token,
+                ...(route.method === 'GET'
+                  ? {}
+                  : raw
+                    ? { payload: JSON.stringify(payload).slice(0, -1), headers: { 'content-type': 'application/json' } }
+                    : { payload: payload as object }),
+              });
+              if (res.statusCode >= 500)
+                failures.push(`${route.method} ${url} → ${res.statusCode} ${res.body.slice(0, 200)}`);
+              return res.statusCode < 500;
+            },
+          ),
+          { numRuns: 12, seed: 20261122 },
+        )
+        .catch(() => undefined);
     }
     expect(failures).toEqual([]);
   }, 600_000);

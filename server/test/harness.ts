@@ -20,7 +20,10 @@ export interface TestApp {
 }
 
 /** The real app on a fresh database, a temporary DATA_DIR and a real in-process SMTP server. */
-export async function createTestApp(tweak: (c: Config & { dataDir: string }) => void = () => {}, logStream?: Writable): Promise<TestApp> {
+export async function createTestApp(
+  tweak: (c: Config & { dataDir: string }) => void = () => {},
+  logStream?: Writable,
+): Promise<TestApp> {
   const smtp = await startSmtp();
   const dataDir = mkdtempSync(join(tmpdir(), 'medshare-test-'));
   const database = await createTestDatabase();
@@ -86,7 +89,11 @@ export async function login(t: TestApp, email: string, password: string): Promis
 export const loginAdmin = (t: TestApp) => login(t, ADMIN.email, ADMIN.password);
 
 /** Registers, confirms the e-mail and (for providers) has the admin approve, then signs in. */
-export async function newUser(t: TestApp, role: 'patient' | 'healthProvider' = 'patient', extra: Record<string, unknown> = {}): Promise<SignedIn> {
+export async function newUser(
+  t: TestApp,
+  role: 'patient' | 'healthProvider' = 'patient',
+  extra: Record<string, unknown> = {},
+): Promise<SignedIn> {
   const username = uniqueName(role === 'patient' ? 'pat' : 'doc');
   const email = `${username}@example.org`;
   const password = 'Tr0ubadour-and-horse';

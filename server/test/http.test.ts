@@ -8,16 +8,27 @@ let t: TestApp;
 const logLines: string[] = [];
 
 beforeAll(async () => {
-  t = await createTestApp((c) => {
-    c.rateLimits.authPerMinute = 5;
-    c.logLevel = 'info';
-    // A tiny built web app, to check the SPA fallback and its nonce.
-    const dist = join(c.dataDir, 'web');
-    mkdirSync(join(dist, 'assets'), { recursive: true });
-    writeFileSync(join(dist, 'index.html'), '<html><head><meta property="csp-nonce" nonce="__CSP_NONCE__"></head><body>app</body></html>');
-    writeFileSync(join(dist, 'assets', 'app.js'), 'console.log(1)');
-    c.webDist = dist;
-  }, new Writable({ write(chunk, _enc, cb) { logLines.push(String(chunk)); cb(); } }));
+  t = await createTestApp(
+    (c) => {
+      c.rateLimits.authPerMinute = 5;
+      c.logLevel = 'info';
+      // A tiny built web app, to check the SPA fallback and its nonce.
+      const dist = join(c.dataDir, 'web');
+      mkdirSync(join(dist, 'assets'), { recursive: true });
+      writeFileSync(
+        join(dist, 'index.html'),
+        '<html><head><meta property="csp-nonce" nonce="__CSP_NONCE__"></head><body>app</body></html>',
+      );
+      writeFileSync(join(dist, 'assets', 'app.js'), 'console.log(1)');
+      c.webDist = dist;
+    },
+    new Writable({
+      write(chunk, _enc, cb) {
+        logLines.push(String(chunk));
+        cb();
+      },
+    }),
+  );
 });
 afterAll(async () => t?.close());
 
@@ -75,14 +86,24 @@ describe('rate limits', () => {
   it('throttles a sign-in route per IP with 429 and Retry-After', async () => {
     const statuses: number[] = [];
     for (let i = 0; i < 7; i++) {
-      const res = await t.request({ method: 'POST', url: '/api/auth/forgot-password', payload: { email: `x${i}@example.org` }, remoteAddress: '10.9.9.9' });
+      const res = await t.request({
+        method: 'POST',
+        url: '/api/auth/forgot-password',
+        payload: { email: `x${i}@example.org` },
+        remoteAddress: '10.9.9.9',
+      });
       statuses.push(res.statusCode);
       if (res.statusCode === 429) expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
     }
     expect(statuses.slice(0, 5)).toEqual([200, 200, 200, 200, 200]);
     expect(statuses.slice(5)).toEqual([429, 429]);
     // Another address is not affected.
-    const other = await t.request({ method: 'POST', url: '/api/auth/forgot-password', payload: { email: 'y@example.org' }, remoteAddress: '10.9.9.10' });
+    const other = await t.request({
+      method: 'POST',
+      url: '/api/auth/forgot-password',
+      payload: { email: 'y@example.org' },
+      remoteAddress: '10.9.9.10',
+    });
     expect(other.statusCode).toBe(200);
   });
 });

@@ -11,7 +11,12 @@ export const OPENAPI_PATH = fileURLToPath(new URL('../../../docs/openapi.json', 
 export async function generateOpenApi(): Promise<string> {
   const dataDir = mkdtempSync(join(tmpdir(), 'medshare-openapi-'));
   try {
-    const config = loadConfig({ NODE_ENV: 'test', DATA_DIR: dataDir, LOG_LEVEL: 'silent', WEB_DIST: join(dataDir, 'none') });
+    const config = loadConfig({
+      NODE_ENV: 'test',
+      DATA_DIR: dataDir,
+      LOG_LEVEL: 'silent',
+      WEB_DIST: join(dataDir, 'none'),
+    });
     config.database = { kind: 'pglite', dir: null };
     const app = await buildApp(config);
     await app.ready();

@@ -11,7 +11,11 @@ afterAll(async () => t?.close());
 
 describe('field encryption', () => {
   it('seals with a fresh nonce each time and opens only with the same additional data', async () => {
-    const enc = await createFieldEncryption({ db: t.app.ctx.database.db, masterKey: t.config.masterKey, purpose: 'test-a' });
+    const enc = await createFieldEncryption({
+      db: t.app.ctx.database.db,
+      masterKey: t.config.masterKey,
+      purpose: 'test-a',
+    });
     const one = enc.seal('same text', 'row:1');
     const two = enc.seal('same text', 'row:1');
     expect(one.nonce.equals(two.nonce)).toBe(false);
@@ -43,6 +47,8 @@ describe('field encryption', () => {
 
   it('refuses to start under a different master key, naming the mismatch', async () => {
     await createFieldEncryption({ db: t.app.ctx.database.db, masterKey: t.config.masterKey, purpose: 'test-c' });
-    await expect(createFieldEncryption({ db: t.app.ctx.database.db, masterKey: randomBytes(32), purpose: 'test-c' })).rejects.toThrow(/wrapped by master key/);
+    await expect(
+      createFieldEncryption({ db: t.app.ctx.database.db, masterKey: randomBytes(32), purpose: 'test-c' }),
+    ).rejects.toThrow(/wrapped by master key/);
   });
 });

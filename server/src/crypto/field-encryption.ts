@@ -46,7 +46,15 @@ function gcmDecrypt(key: Buffer, nonce: Uint8Array, sealed: Uint8Array, aad: Buf
 
 const wrapAad = (purpose: string, keyId: string) => Buffer.from(`medshare:field-key:v1:${purpose}:${keyId}`);
 
-export async function createFieldEncryption({ db, masterKey, purpose }: { db: Db; masterKey: Buffer; purpose: string }) {
+export async function createFieldEncryption({
+  db,
+  masterKey,
+  purpose,
+}: {
+  db: Db;
+  masterKey: Buffer;
+  purpose: string;
+}) {
   if (masterKey.length !== KEY_BYTES) throw new FieldKeyError('the master key must be 32 bytes');
   const masterId = masterKeyId(masterKey);
   const keys = new Map<string, Buffer>();
@@ -54,10 +62,17 @@ export async function createFieldEncryption({ db, masterKey, purpose }: { db: Db
 
   function unwrap(row: { id: string; wrapped_key: Uint8Array; master_key_id: string }): Buffer {
     if (row.master_key_id !== masterId) {
-      throw new FieldKeyError(`data key ${row.id} was wrapped by master key ${row.master_key_id}, but MASTER_KEY is ${masterId}`);
+      throw new FieldKeyError(
+        `data key ${row.id} was wrapped by master key ${row.master_key_id}, but MASTER_KEY is ${masterId}`,
+      );
     }
     const wrapped = Buffer.from(row.wrapped_key);
-    const key = gcmDecrypt(masterKey, wrapped.subarray(0, NONCE_BYTES), wrapped.subarray(NONCE_BYTES), wrapAad(purpose, row.id));
+    const key = gcmDecrypt(
+      masterKey,
+      wrapped.subarray(0, NONCE_BYTES),
+      wrapped.subarray(NONCE_BYTES),
+      wrapAad(purpose, row.id),
+    );
     keys.set(row.id, key);
     return key;
   }
@@ -75,7 +90,13 @@ export async function createFieldEncryption({ db, masterKey, purpose }: { db: Db
   }
 
   async function loadActive(): Promise<{ id: string; key: Buffer }> {
-    const find = () => db.selectFrom('field_keys').selectAll().where('purpose', '=', purpose).where('retired_at', 'is', null).executeTakeFirst();
+    const find = () =>
+      db
+        .selectFrom('field_keys')
+        .selectAll()
+        .where('purpose', '=', purpose)
+        .where('retired_at', 'is', null)
+        .executeTakeFirst();
     let row = await find();
     if (!row) {
       await newKeyRow();
@@ -88,7 +109,12 @@ export async function createFieldEncryption({ db, masterKey, purpose }: { db: Db
   async function keyById(id: string): Promise<Buffer> {
     const cached = keys.get(id);
     if (cached) return cached;
-    const row = await db.selectFrom('field_keys').selectAll().where('id', '=', id).where('purpose', '=', purpose).executeTakeFirst();
+    const row = await db
+      .selectFrom('field_keys')
+      .selectAll()
+      .where('id', '=', id)
+      .where('purpose', '=', purpose)
+      .executeTakeFirst();
     if (!row) throw new FieldKeyError(`unknown ${purpose} data key ${id}`);
     return unwrap(row);
   }
@@ -112,7 +138,12 @@ export async function createFieldEncryption({ db, masterKey, purpose }: { db: Db
 
     /** Retires the active data key and starts a new one; rows sealed before stay readable. */
     async rotate(): Promise<string> {
-      await db.updateTable('field_keys').set({ retired_at: new Date() }).where('purpose', '=', purpose).where('retired_at', 'is', null).execute();
+      await db
+        .updateTable('field_keys')
+        .set({ retired_at: new Date() })
+        .where('purpose', '=', purpose)
+        .where('retired_at', 'is', null)
+        .execute();
       active = await loadActive();
       return active.id;
     },

@@ -84,7 +84,12 @@ export async function seed(
   }
 
   const adminRoleId = roleId.get('admin')!;
-  const existing = await db.selectFrom('users').select('id').where('role_id', '=', adminRoleId).limit(1).executeTakeFirst();
+  const existing = await db
+    .selectFrom('users')
+    .select('id')
+    .where('role_id', '=', adminRoleId)
+    .limit(1)
+    .executeTakeFirst();
   if (existing) return { generatedAdmin: null };
 
   const email = (admin.email ?? 'admin@medshare.local').toLowerCase();

@@ -2,13 +2,27 @@ import type { FastifyError, FastifyInstance } from 'fastify';
 import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod';
 import { AppError } from '../errors.ts';
 
-const DB_DOWN_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', '57P01', '57P02', '57P03', '08006', '08001', '08003', '08004']);
+const DB_DOWN_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  '57P01',
+  '57P02',
+  '57P03',
+  '08006',
+  '08001',
+  '08003',
+  '08004',
+]);
 
 export function isDatabaseDown(err: unknown): boolean {
   const e = err as { code?: string; message?: string };
   return (
     (e.code !== undefined && DB_DOWN_CODES.has(e.code)) ||
-    /Connection terminated|connect ECONNREFUSED|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(e.message ?? '')
+    /Connection terminated|connect ECONNREFUSED|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(
+      e.message ?? '',
+    )
   );
 }
 
@@ -24,11 +38,15 @@ export function registerErrorHandler(app: FastifyInstance) {
         }
         return { field: path || err.validationContext || 'body', message: v.message };
       });
-      return reply.status(400).send({ success: false, code: 'validation_failed', message: 'Validation failed', errors });
+      return reply
+        .status(400)
+        .send({ success: false, code: 'validation_failed', message: 'Validation failed', errors });
     }
     if (err instanceof AppError) {
       if (err.headers) reply.headers(err.headers);
-      return reply.status(err.status).send({ success: false, code: err.code, message: err.message, ...(err.errors ? { errors: err.errors } : {}) });
+      return reply
+        .status(err.status)
+        .send({ success: false, code: err.code, message: err.message, ...(err.errors ? { errors: err.errors } : {}) });
     }
     if (isResponseSerializationError(err)) {
       request.log.error({ err: { message: err.message } }, 'response did not match its schema');
@@ -36,7 +54,11 @@ export function registerErrorHandler(app: FastifyInstance) {
     }
     if (isDatabaseDown(err)) {
       request.log.error({ err: { message: err.message, code: err.code } }, 'database unavailable');
-      return reply.status(503).header('retry-after', '5').send({ success: false, code: 'unavailable', message: 'The database is unavailable. Please try again shortly.' });
+      return reply.status(503).header('retry-after', '5').send({
+        success: false,
+        code: 'unavailable',
+        message: 'The database is unavailable. Please try again shortly.',
+      });
     }
     const status = err.statusCode ?? 500;
     if (status >= 400 && status < 500) {
@@ -46,13 +68,19 @@ export function registerErrorHandler(app: FastifyInstance) {
         FST_ERR_CTP_BODY_TOO_LARGE: 'The request body is too large',
         FST_ERR_CTP_INVALID_MEDIA_TYPE: 'Unsupported content type',
       };
-      return reply.status(status).send({ success: false, code: err.code ?? 'bad_request', message: messages[err.code] ?? err.message });
+      return reply
+        .status(status)
+        .send({ success: false, code: err.code ?? 'bad_request', message: messages[err.code] ?? err.message });
     }
     request.log.error({ err }, 'unhandled error');
     return reply.status(500).send({ success: false, code: 'internal', message: 'Something went wrong on our side.' });
   });
 
   app.setNotFoundHandler((request, reply) => {
-    reply.status(404).send({ success: false, code: 'not_found', message: `Route ${request.method} ${request.url.split('?')[0]} not found` });
+    reply.status(404).send({
+      success: false,
+      code: 'not_found',
+      message: `Route ${request.method} ${request.url.split('?')[0]} not found`,
+    });
   });
 }

@@ -23,7 +23,12 @@ export function loggerOptions(config: Config): LoggerOptions {
     redact: { paths: redactPaths, censor: '[redacted]' },
     serializers: {
       // Query strings may carry search terms typed by users (names): log the path only.
-      req: (req: { method: string; url: string; ip?: string; id?: string }) => ({ id: req.id, method: req.method, path: req.url.split('?')[0], ip: req.ip }),
+      req: (req: { method: string; url: string; ip?: string; id?: string }) => ({
+        id: req.id,
+        method: req.method,
+        path: req.url.split('?')[0],
+        ip: req.ip,
+      }),
     },
   };
 }

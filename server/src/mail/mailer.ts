@@ -26,16 +26,30 @@ export function createMailer(config: Config['mail'], log: Logger): Mailer {
   if (outboxDir) mkdirSync(outboxDir, { recursive: true, mode: 0o700 });
   const transport =
     config.transport === 'smtp'
-      ? nodemailer.createTransport({ url: config.url, connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 20_000 } as never)
+      ? nodemailer.createTransport({
+          url: config.url,
+          connectionTimeout: 10_000,
+          greetingTimeout: 10_000,
+          socketTimeout: 20_000,
+        } as never)
       : nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
 
   return {
     async send(mail) {
       let info;
       try {
-        info = await transport.sendMail({ from: config.from, to: mail.to, subject: mail.subject, text: mail.text, html: mail.html });
+        info = await transport.sendMail({
+          from: config.from,
+          to: mail.to,
+          subject: mail.subject,
+          text: mail.text,
+          html: mail.html,
+        });
       } catch (err) {
-        log.error({ err: { message: (err as Error).message, code: (err as { code?: string }).code } }, 'mail delivery failed');
+        log.error(
+          { err: { message: (err as Error).message, code: (err as { code?: string }).code } },
+          'mail delivery failed',
+        );
         throw new AppError(503, 'mail_unavailable', 'The e-mail could not be sent. Please try again shortly.');
       }
       if (outboxDir) {

@@ -11,7 +11,10 @@ function layout(title: string, paragraphs: string[]): { text: string; html: stri
 }
 
 export function verificationCodeMail(name: string, code: string, ttlMinutes: number, reason: 'register' | 'login') {
-  const intro = reason === 'register' ? 'Welcome to MedShare. Confirm your e-mail address with this code:' : 'Your MedShare sign-in code is:';
+  const intro =
+    reason === 'register'
+      ? 'Welcome to MedShare. Confirm your e-mail address with this code:'
+      : 'Your MedShare sign-in code is:';
   return {
     subject: reason === 'register' ? 'Confirm your MedShare account' : 'Your MedShare sign-in code',
     ...layout(`Hello ${name},`, [
@@ -45,14 +48,23 @@ export function accountActivatedMail(name: string, loginUrl: string) {
 }
 
 /** The sharing id and code for an image; the caption stays out of the mail (it may be PHI). */
-export function imageSharedMail(name: string, sharedBy: string, sharingId: string, code: string, expiresAt: Date | null, viewUrl: string) {
+export function imageSharedMail(
+  name: string,
+  sharedBy: string,
+  sharingId: string,
+  code: string,
+  expiresAt: Date | null,
+  viewUrl: string,
+) {
   return {
     subject: 'A medical image was shared with you on MedShare',
     ...layout(`Hello ${name},`, [
       `${sharedBy} shared a medical image with you. To see it, open View Images, choose Verify on the image and enter the sharing id and the code below.`,
       `Sharing id: ${sharingId}`,
       code,
-      expiresAt ? `The share ends on ${expiresAt.toUTCString()}. After five wrong codes it is locked.` : 'This share does not expire. After five wrong codes it is locked.',
+      expiresAt
+        ? `The share ends on ${expiresAt.toUTCString()}. After five wrong codes it is locked.`
+        : 'This share does not expire. After five wrong codes it is locked.',
       `Open MedShare: ${viewUrl}`,
       'Never forward this mail: the code unlocks the image.',
     ]),

@@ -38,7 +38,8 @@ function listeners<T extends unknown[]>() {
 
 function isEvent(value: unknown): value is RealtimeEvent {
   const e = value as RealtimeEvent | null;
-  if (!e || typeof e !== 'object' || !Array.isArray(e.userIds) || !e.userIds.every((u) => typeof u === 'string')) return false;
+  if (!e || typeof e !== 'object' || !Array.isArray(e.userIds) || !e.userIds.every((u) => typeof u === 'string'))
+    return false;
   if (e.type === 'message') return Number.isSafeInteger(e.messageId);
   if (e.type === 'read') return !!e.read && typeof e.read.readerId === 'string' && Number.isSafeInteger(e.read.upToId);
   return false;
@@ -81,7 +82,10 @@ export function createRedisBus({ url, channel, log }: { url: string; channel: st
   const warnOutage = (err?: Error) => {
     if (outageLogged || closing) return;
     outageLogged = true;
-    log.warn({ err: err ? { message: err.message, code: (err as { code?: string }).code } : undefined }, 'redis unavailable: live delivery between instances paused, local delivery continues');
+    log.warn(
+      { err: err ? { message: err.message, code: (err as { code?: string }).code } : undefined },
+      'redis unavailable: live delivery between instances paused, local delivery continues',
+    );
   };
   pub.on('error', (err: Error) => warnOutage(err));
   sub.on('error', (err: Error) => warnOutage(err));
@@ -141,6 +145,14 @@ export function createRedisBus({ url, channel, log }: { url: string; channel: st
   };
 }
 
-export function createEventBus({ redisUrl, channel, log }: { redisUrl: string | null; channel: string; log: Logger }): EventBus {
+export function createEventBus({
+  redisUrl,
+  channel,
+  log,
+}: {
+  redisUrl: string | null;
+  channel: string;
+  log: Logger;
+}): EventBus {
   return redisUrl ? createRedisBus({ url: redisUrl, channel, log }) : createMemoryBus();
 }

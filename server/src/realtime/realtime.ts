@@ -14,7 +14,12 @@ export interface Realtime {
  * Live delivery: an in-process bus, or Redis pub/sub when `REDIS_URL` is set, on the channel named
  * in this database (so instances sharing a database share a channel, and nothing else does).
  */
-export async function createRealtime({ db, redisUrl, log, hub: hubOptions = {} }: {
+export async function createRealtime({
+  db,
+  redisUrl,
+  log,
+  hub: hubOptions = {},
+}: {
   db: Db;
   redisUrl: string | null;
   log: Logger;

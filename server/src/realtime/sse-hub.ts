@@ -74,7 +74,12 @@ export function createSseHub(options: SseHubOptions) {
      * Serves one stream on a hijacked response until the client leaves, the session ends or the
      * server closes. `startId`: the last message id the client has (it gets everything after it).
      */
-    open<M extends { id: number }>(res: ServerResponse, headers: Record<string, string | string[] | number | undefined>, source: StreamSource<M>, startId: number): void {
+    open<M extends { id: number }>(
+      res: ServerResponse,
+      headers: Record<string, string | string[] | number | undefined>,
+      source: StreamSource<M>,
+      startId: number,
+    ): void {
       let lastSentId = startId;
       let running = false;
       let again = false;
@@ -109,7 +114,12 @@ export function createSseHub(options: SseHubOptions) {
           }
           running = true;
           drain()
-            .catch((err: Error) => log.warn({ err: { message: err.message, code: (err as { code?: string }).code } }, 'message stream could not read new messages; will retry on the next event'))
+            .catch((err: Error) =>
+              log.warn(
+                { err: { message: err.message, code: (err as { code?: string }).code } },
+                'message stream could not read new messages; will retry on the next event',
+              ),
+            )
             .finally(() => {
               running = false;
               if (again && !closed) stream.catchUp();

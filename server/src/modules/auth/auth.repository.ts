@@ -6,7 +6,14 @@ export function createAuthRepository(db: Db) {
     createSession: (s: { id: string; userId: string; expiresAt: Date; ip: string | null; userAgent: string | null }) =>
       db
         .insertInto('sessions')
-        .values({ id: s.id, user_id: s.userId, last_seen_at: new Date(), expires_at: s.expiresAt, ip: s.ip, user_agent: s.userAgent })
+        .values({
+          id: s.id,
+          user_id: s.userId,
+          last_seen_at: new Date(),
+          expires_at: s.expiresAt,
+          ip: s.ip,
+          user_agent: s.userAgent,
+        })
         .execute(),
 
     getSession: (id: string) => db.selectFrom('sessions').selectAll().where('id', '=', id).executeTakeFirst(),
@@ -31,7 +38,13 @@ export function createAuthRepository(db: Db) {
         .execute(),
 
     /** Issues a code and retires every earlier open code of the same purpose: only the newest works. */
-    async issueCode(c: { userId: string; purpose: CodePurpose; codeHash: string; tokenHash: string | null; expiresAt: Date }) {
+    async issueCode(c: {
+      userId: string;
+      purpose: CodePurpose;
+      codeHash: string;
+      tokenHash: string | null;
+      expiresAt: Date;
+    }) {
       await db
         .updateTable('one_time_codes')
         .set({ consumed_at: new Date() })
@@ -41,7 +54,13 @@ export function createAuthRepository(db: Db) {
         .execute();
       await db
         .insertInto('one_time_codes')
-        .values({ user_id: c.userId, purpose: c.purpose, code_hash: c.codeHash, token_hash: c.tokenHash, expires_at: c.expiresAt })
+        .values({
+          user_id: c.userId,
+          purpose: c.purpose,
+          code_hash: c.codeHash,
+          token_hash: c.tokenHash,
+          expires_at: c.expiresAt,
+        })
         .execute();
     },
 

@@ -16,7 +16,15 @@ import type { PasswordHasher } from '../../crypto/passwords.ts';
 import { generateCode, generateLinkToken, sha256Hex } from '../../crypto/passwords.ts';
 import type { Db } from '../../db/db.ts';
 import type { CodePurpose } from '../../db/schema.ts';
-import { type AppError, badRequest, conflict, forbidden, tooManyRequests, unauthenticated, validationFailed } from '../../errors.ts';
+import {
+  type AppError,
+  badRequest,
+  conflict,
+  forbidden,
+  tooManyRequests,
+  unauthenticated,
+  validationFailed,
+} from '../../errors.ts';
 import type { Mailer } from '../../mail/mailer.ts';
 import { passwordResetMail, verificationCodeMail } from '../../mail/templates.ts';
 import type { AuditService } from '../audit/audit.service.ts';
@@ -80,7 +88,11 @@ export function createAuthService(deps: Deps) {
   }
 
   /** Checks a submitted code against the newest open one; counts the try first so guesses are bounded. */
-  async function checkCode(userId: string | null, purpose: CodePurpose, code: string): Promise<'ok' | 'wrong' | 'locked'> {
+  async function checkCode(
+    userId: string | null,
+    purpose: CodePurpose,
+    code: string,
+  ): Promise<'ok' | 'wrong' | 'locked'> {
     const row = userId ? await repo.latestCode(userId, purpose) : undefined;
     if (!row || row.consumed_at || row.expires_at.getTime() <= Date.now()) {
       await hasher.verify(null, code);
@@ -95,7 +107,13 @@ export function createAuthService(deps: Deps) {
   async function startSession(user: UserWithRole, ctx: RequestContext) {
     const id = randomUUID();
     const expiresAt = new Date(Date.now() + SESSION_ABSOLUTE_HOURS * 3_600_000);
-    await repo.createSession({ id, userId: user.id, expiresAt, ip: ctx.ip, userAgent: ctx.userAgent?.slice(0, 300) ?? null });
+    await repo.createSession({
+      id,
+      userId: user.id,
+      expiresAt,
+      ip: ctx.ip,
+      userAgent: ctx.userAgent?.slice(0, 300) ?? null,
+    });
     const token = await tokens.sign({ sub: user.id, sid: id }, expiresAt);
     return { token, user: presentUser(user), expiresAt: expiresAt.toISOString() };
   }
@@ -114,7 +132,13 @@ export function createAuthService(deps: Deps) {
   ) {
     const code = generateCode();
     const { at, minutes } = expiry;
-    await r.issueCode({ userId: user.id, purpose: 'verify', codeHash: await hasher.hash(code), tokenHash: null, expiresAt: at });
+    await r.issueCode({
+      userId: user.id,
+      purpose: 'verify',
+      codeHash: await hasher.hash(code),
+      tokenHash: null,
+      expiresAt: at,
+    });
     const mail = verificationCodeMail(user.firstname, code, minutes, reason);
     await mailer.send({ to: user.email, ...mail, devCode: code });
   }
@@ -125,7 +149,15 @@ export function createAuthService(deps: Deps) {
     const last = await repo.latestCode(user.id, 'reset');
     if (last && !last.consumed_at && Date.now() - last.created_at.getTime() < RESEND_INTERVAL_MS) return;
     if ((await repo.countCodesSince(user.id, 'reset', new Date(Date.now() - 3_600_000))) >= MAX_RESET_CODES_PER_HOUR) {
-      await audit.record({ userId: user.id, action: 'auth.password.forgot', table: 'users', recordId: user.id, ip: ctx.ip, status: 'failure', reason: 'hourly reset-code limit reached' });
+      await audit.record({
+        userId: user.id,
+        action: 'auth.password.forgot',
+        table: 'users',
+        recordId: user.id,
+        ip: ctx.ip,
+        status: 'failure',
+        reason: 'hourly reset-code limit reached',
+      });
       return;
     }
     const code = generateCode();
@@ -133,11 +165,23 @@ export function createAuthService(deps: Deps) {
     const { at, minutes } = await codeExpiry();
     // Code and mail in one transaction: a mail that cannot go out leaves no code behind.
     await db.transaction().execute(async (trx) => {
-      await createAuthRepository(trx).issueCode({ userId: user.id, purpose: 'reset', codeHash: await hasher.hash(code), tokenHash: sha256Hex(token), expiresAt: at });
+      await createAuthRepository(trx).issueCode({
+        userId: user.id,
+        purpose: 'reset',
+        codeHash: await hasher.hash(code),
+        tokenHash: sha256Hex(token),
+        expiresAt: at,
+      });
       const link = `${deps.publicUrl}/reset-password?token=${encodeURIComponent(token)}`;
       await mailer.send({ to: user.email, ...passwordResetMail(user.firstname, code, link, minutes), devCode: code });
     });
-    await audit.record({ userId: user.id, action: 'auth.password.forgot', table: 'users', recordId: user.id, ip: ctx.ip });
+    await audit.record({
+      userId: user.id,
+      action: 'auth.password.forgot',
+      table: 'users',
+      recordId: user.id,
+      ip: ctx.ip,
+    });
   }
 
   return {
@@ -155,8 +199,16 @@ export function createAuthService(deps: Deps) {
       }
       const isProvider = body.role === 'healthProvider';
       const profile = blankToNull({
-        phone: body.phone, dob: body.dob, gender: body.gender, address: body.address, city: body.city,
-        state: body.state, country: body.country, zipcode: body.zipcode, bio: body.bio, taxid: body.taxid,
+        phone: body.phone,
+        dob: body.dob,
+        gender: body.gender,
+        address: body.address,
+        city: body.city,
+        state: body.state,
+        country: body.country,
+        zipcode: body.zipcode,
+        bio: body.bio,
+        taxid: body.taxid,
         insurancenumber: body.insurancenumber,
         licensenumber: isProvider ? body.licensenumber : null,
         specialization: isProvider ? body.specialization : null,
@@ -166,51 +218,93 @@ export function createAuthService(deps: Deps) {
       const passwordHash = await hasher.hash(body.password);
       const expiry = await codeExpiry();
       // User, code and mail in one transaction: if the mail cannot go out, no account is left behind.
-      const created = await db.transaction().execute(async (trx) => {
-        const txUsers = createUsersRepository(trx);
-        const { id } = await txUsers.create({
-          email: body.email,
-          username: body.username,
-          password_hash: passwordHash,
-          role_id: await txUsers.roleId(body.role),
-          active: !isProvider,
-          approved_at: isProvider ? null : new Date(),
-          firstname: body.firstname,
-          lastname: body.lastname,
-          ...profile,
+      const created = await db
+        .transaction()
+        .execute(async (trx) => {
+          const txUsers = createUsersRepository(trx);
+          const { id } = await txUsers.create({
+            email: body.email,
+            username: body.username,
+            password_hash: passwordHash,
+            role_id: await txUsers.roleId(body.role),
+            active: !isProvider,
+            approved_at: isProvider ? null : new Date(),
+            firstname: body.firstname,
+            lastname: body.lastname,
+            ...profile,
+          });
+          const user = (await txUsers.getById(id))!;
+          await sendVerificationCode(user, 'register', expiry, createAuthRepository(trx));
+          return user;
+        })
+        .catch((err: unknown) => {
+          if ((err as { code?: string }).code === '23505')
+            throw conflict('An account with these details already exists');
+          throw err;
         });
-        const user = (await txUsers.getById(id))!;
-        await sendVerificationCode(user, 'register', expiry, createAuthRepository(trx));
-        return user;
-      }).catch((err: unknown) => {
-        if ((err as { code?: string }).code === '23505') throw conflict('An account with these details already exists');
-        throw err;
+      await audit.record({
+        userId: created.id,
+        action: 'auth.register',
+        table: 'users',
+        recordId: created.id,
+        ip: ctx.ip,
+        reason: `role=${body.role}`,
       });
-      await audit.record({ userId: created.id, action: 'auth.register', table: 'users', recordId: created.id, ip: ctx.ip, reason: `role=${body.role}` });
       return { user: presentUser(created), pending: isProvider };
     },
 
     async login(body: LoginBody, ctx: RequestContext): Promise<{ otpRequired: true; email: string }> {
       const user = await users.getByEmail(body.email);
       if (user?.locked_until && user.locked_until.getTime() > Date.now()) {
-        await audit.recordQuietly({ userId: user.id, action: 'auth.login', table: 'users', recordId: user.id, ip: ctx.ip, status: 'failure', reason: 'account locked' });
+        await audit.recordQuietly({
+          userId: user.id,
+          action: 'auth.login',
+          table: 'users',
+          recordId: user.id,
+          ip: ctx.ip,
+          status: 'failure',
+          reason: 'account locked',
+        });
         const seconds = (user.locked_until.getTime() - Date.now()) / 1000;
         throw tooManyRequests('Too many failed sign-in attempts. Try again later.', seconds);
       }
       const ok = await hasher.verify(user?.password_hash ?? null, body.password);
       if (!user || !ok) {
         if (user) await users.recordFailedLogin(user.id);
-        await audit.recordQuietly({ userId: user?.id ?? null, action: 'auth.login', table: 'users', recordId: user?.id ?? null, ip: ctx.ip, status: 'failure', reason: 'wrong credentials' });
+        await audit.recordQuietly({
+          userId: user?.id ?? null,
+          action: 'auth.login',
+          table: 'users',
+          recordId: user?.id ?? null,
+          ip: ctx.ip,
+          status: 'failure',
+          reason: 'wrong credentials',
+        });
         throw unauthenticated(AuthMessages.invalidCredentials, 'invalid_credentials');
       }
       if (user.failed_logins > 0) await users.update(user.id, { failed_logins: 0, locked_until: null });
       const refusal = refuseInactive(user);
       if (refusal) {
-        await audit.recordQuietly({ userId: user.id, action: 'auth.login', table: 'users', recordId: user.id, ip: ctx.ip, status: 'failure', reason: refusal.message === AuthMessages.providerUnderReview ? 'pending approval' : 'deactivated' });
+        await audit.recordQuietly({
+          userId: user.id,
+          action: 'auth.login',
+          table: 'users',
+          recordId: user.id,
+          ip: ctx.ip,
+          status: 'failure',
+          reason: refusal.message === AuthMessages.providerUnderReview ? 'pending approval' : 'deactivated',
+        });
         throw refusal;
       }
       await sendVerificationCode(user, 'login', await codeExpiry());
-      await audit.record({ userId: user.id, action: 'auth.login.password', table: 'users', recordId: user.id, ip: ctx.ip, reason: 'second factor mailed' });
+      await audit.record({
+        userId: user.id,
+        action: 'auth.login.password',
+        table: 'users',
+        recordId: user.id,
+        ip: ctx.ip,
+        reason: 'second factor mailed',
+      });
       return { otpRequired: true, email: user.email };
     },
 
@@ -219,19 +313,41 @@ export function createAuthService(deps: Deps) {
       const user = await users.getByEmail(body.email);
       const result = await checkCode(user?.id ?? null, 'verify', body.code);
       if (result !== 'ok' || !user) {
-        await audit.recordQuietly({ userId: user?.id ?? null, action: 'auth.confirm', table: 'users', recordId: user?.id ?? null, ip: ctx.ip, status: 'failure', reason: result === 'locked' ? 'code locked' : 'wrong or expired code' });
+        await audit.recordQuietly({
+          userId: user?.id ?? null,
+          action: 'auth.confirm',
+          table: 'users',
+          recordId: user?.id ?? null,
+          ip: ctx.ip,
+          status: 'failure',
+          reason: result === 'locked' ? 'code locked' : 'wrong or expired code',
+        });
         if (result === 'locked') throw tooManyRequests(AuthMessages.codeLocked);
         throw badRequest(AuthMessages.invalidCode, [{ field: 'code', message: AuthMessages.invalidCode }]);
       }
       if (!user.email_verified_at) await users.update(user.id, { email_verified_at: new Date() });
       if (isPendingProvider(user)) {
-        await audit.record({ userId: user.id, action: 'auth.confirm', table: 'users', recordId: user.id, ip: ctx.ip, reason: 'e-mail confirmed; awaiting approval' });
+        await audit.record({
+          userId: user.id,
+          action: 'auth.confirm',
+          table: 'users',
+          recordId: user.id,
+          ip: ctx.ip,
+          reason: 'e-mail confirmed; awaiting approval',
+        });
         return { data: { pending: true }, message: AuthMessages.providerUnderReview };
       }
       const refusal = refuseInactive(user);
       if (refusal) throw refusal;
       const session = await startSession({ ...user, email_verified_at: user.email_verified_at ?? new Date() }, ctx);
-      await audit.record({ userId: user.id, action: 'auth.login', table: 'sessions', recordId: null, ip: ctx.ip, reason: 'second factor confirmed' });
+      await audit.record({
+        userId: user.id,
+        action: 'auth.login',
+        table: 'sessions',
+        recordId: null,
+        ip: ctx.ip,
+        reason: 'second factor confirmed',
+      });
       return { data: session, message: 'Verification successful' };
     },
 
@@ -243,7 +359,13 @@ export function createAuthService(deps: Deps) {
       if (!last || last.consumed_at || Date.now() - last.created_at.getTime() < RESEND_INTERVAL_MS) return;
       if (Date.now() - last.created_at.getTime() > 60 * 60_000) return;
       await sendVerificationCode(user, user.email_verified_at ? 'login' : 'register', await codeExpiry());
-      await audit.record({ userId: user.id, action: 'auth.code.resend', table: 'users', recordId: user.id, ip: ctx.ip });
+      await audit.record({
+        userId: user.id,
+        action: 'auth.code.resend',
+        table: 'users',
+        recordId: user.id,
+        ip: ctx.ip,
+      });
     },
 
     /**
@@ -272,8 +394,17 @@ export function createAuthService(deps: Deps) {
         const row = await repo.openCodeByToken(sha256Hex(body.token));
         user = row ? await users.getById(row.user_id) : undefined;
         if (!row || !user || !(await repo.consumeCode(row.id))) {
-          await audit.recordQuietly({ userId: user?.id ?? null, action: 'auth.password.reset', table: 'users', ip: ctx.ip, status: 'failure', reason: 'invalid or expired link' });
-          throw badRequest('This reset link is invalid or has expired. Ask for a new one.', [{ field: 'token', message: 'Invalid or expired link' }]);
+          await audit.recordQuietly({
+            userId: user?.id ?? null,
+            action: 'auth.password.reset',
+            table: 'users',
+            ip: ctx.ip,
+            status: 'failure',
+            reason: 'invalid or expired link',
+          });
+          throw badRequest('This reset link is invalid or has expired. Ask for a new one.', [
+            { field: 'token', message: 'Invalid or expired link' },
+          ]);
         }
         password = body.password;
         const policy = checkPassword(password, user, 'password');
@@ -286,7 +417,14 @@ export function createAuthService(deps: Deps) {
         if (policy.length) throw validationFailed(policy);
         const result = await checkCode(user?.id ?? null, 'reset', body.otp);
         if (result !== 'ok' || !user) {
-          await audit.recordQuietly({ userId: user?.id ?? null, action: 'auth.password.reset', table: 'users', ip: ctx.ip, status: 'failure', reason: result === 'locked' ? 'code locked' : 'wrong or expired code' });
+          await audit.recordQuietly({
+            userId: user?.id ?? null,
+            action: 'auth.password.reset',
+            table: 'users',
+            ip: ctx.ip,
+            status: 'failure',
+            reason: result === 'locked' ? 'code locked' : 'wrong or expired code',
+          });
           if (result === 'locked') throw tooManyRequests(AuthMessages.codeLocked);
           throw badRequest(AuthMessages.invalidCode, [{ field: 'otp', message: AuthMessages.invalidCode }]);
         }
@@ -304,19 +442,33 @@ export function createAuthService(deps: Deps) {
         const authRepo = createAuthRepository(trx);
         await authRepo.revokeUserSessions(target.id, 'password reset');
       });
-      await audit.record({ userId: target.id, action: 'auth.password.reset', table: 'users', recordId: target.id, ip: ctx.ip, reason: 'all sessions revoked' });
+      await audit.record({
+        userId: target.id,
+        action: 'auth.password.reset',
+        table: 'users',
+        recordId: target.id,
+        ip: ctx.ip,
+        reason: 'all sessions revoked',
+      });
     },
 
     async logout(actor: Actor): Promise<void> {
       await repo.revokeSession(actor.sessionId, 'logout');
-      await audit.record({ userId: actor.userId, action: 'auth.logout', table: 'sessions', recordId: actor.sessionId, ip: actor.ip });
+      await audit.record({
+        userId: actor.userId,
+        action: 'auth.logout',
+        table: 'sessions',
+        recordId: actor.sessionId,
+        ip: actor.ip,
+      });
     },
 
     /** Bearer token to actor: signature, session alive (not revoked, idle or past its end), user active. */
     async authenticate(token: string, ip: string | null): Promise<Actor> {
       const claims = await tokens.verify(token);
       const session = await repo.getSession(claims.sid);
-      if (!session || session.user_id !== claims.sub || session.revoked_at) throw unauthenticated(AuthFailure.failed + ': session ended', 'session_revoked');
+      if (!session || session.user_id !== claims.sub || session.revoked_at)
+        throw unauthenticated(AuthFailure.failed + ': session ended', 'session_revoked');
       const now = Date.now();
       if (session.expires_at.getTime() <= now) throw unauthenticated(AuthFailure.expired, 'token_expired');
       const { sessionIdleMinutes } = await settings.effective();
@@ -330,7 +482,13 @@ export function createAuthService(deps: Deps) {
         throw unauthenticated(AuthFailure.failed + ': account inactive', 'account_inactive');
       }
       if (now - session.last_seen_at.getTime() > TOUCH_INTERVAL_MS) await repo.touchSession(session.id, new Date(now));
-      return { userId: user.id, sessionId: session.id, role: user.role, permissions: await permissionsOf(user.role), ip };
+      return {
+        userId: user.id,
+        sessionId: session.id,
+        role: user.role,
+        permissions: await permissionsOf(user.role),
+        ip,
+      };
     },
 
     revokeUserSessions: (userId: string, reason: string) => repo.revokeUserSessions(userId, reason),

@@ -11,12 +11,22 @@ beforeAll(async () => {
 });
 afterAll(async () => t?.close());
 
-const post = (url: string, payload: unknown, token?: string) => t.request({ method: 'POST', url, payload: payload as object, token });
+const post = (url: string, payload: unknown, token?: string) =>
+  t.request({ method: 'POST', url, payload: payload as object, token });
 const profile = (token: string) => t.request({ method: 'GET', url: '/api/users/profile', token });
 
 function registration(role: 'patient' | 'healthProvider', extra: Record<string, unknown> = {}) {
   const username = uniqueName('u');
-  return { role, email: `${username}@Example.org`, username, password: 'A-long-enough-passphrase', firstname: 'Ada', lastname: 'Lovelace', active: true, ...extra };
+  return {
+    role,
+    email: `${username}@Example.org`,
+    username,
+    password: 'A-long-enough-passphrase',
+    firstname: 'Ada',
+    lastname: 'Lovelace',
+    active: true,
+    ...extra,
+  };
 }
 
 describe('registration', () => {
@@ -26,7 +36,14 @@ describe('registration', () => {
     expect(res.statusCode).toBe(201);
     const { user, pending } = res.json().data;
     expect(pending).toBe(false);
-    expect(user).toMatchObject({ role: 'patient', email: body.email.toLowerCase(), dob: '1990-01-31', gender: 'female', bloodgroup: 'A+', emailVerified: false });
+    expect(user).toMatchObject({
+      role: 'patient',
+      email: body.email.toLowerCase(),
+      dob: '1990-01-31',
+      gender: 'female',
+      bloodgroup: 'A+',
+      emailVerified: false,
+    });
     expect(JSON.stringify(res.json())).not.toMatch(/password|hash/i);
 
     const code = codeIn(await t.smtp.lastTo(body.email));
@@ -57,7 +74,15 @@ describe('registration', () => {
   });
 
   it('answers per-field errors for bad input and unknown fields', async () => {
-    const res = await post('/api/auth/register', { role: 'patient', email: 'nope', username: 'a', password: 'short', firstname: '', lastname: 'x', isAdmin: true });
+    const res = await post('/api/auth/register', {
+      role: 'patient',
+      email: 'nope',
+      username: 'a',
+      password: 'short',
+      firstname: '',
+      lastname: 'x',
+      isAdmin: true,
+    });
     expect(res.statusCode).toBe(400);
     const fields = res.json().errors.map((e: { field: string }) => e.field);
     expect(fields).toEqual(expect.arrayContaining(['email', 'username', 'password', 'firstname', 'isAdmin']));
@@ -75,9 +100,18 @@ describe('registration', () => {
   it('refuses a taken e-mail or username, case-insensitively, with 409', async () => {
     const body = registration('patient');
     expect((await post('/api/auth/register', body)).statusCode).toBe(201);
-    const again = await post('/api/auth/register', { ...body, email: body.email.toUpperCase(), username: body.username.toUpperCase() });
+    const again = await post('/api/auth/register', {
+      ...body,
+      email: body.email.toUpperCase(),
+      username: body.username.toUpperCase(),
+    });
     expect(again.statusCode).toBe(409);
-    expect(again.json().errors.map((e: { field: string }) => e.field).sort()).toEqual(['email', 'username']);
+    expect(
+      again
+        .json()
+        .errors.map((e: { field: string }) => e.field)
+        .sort(),
+    ).toEqual(['email', 'username']);
   });
 });
 
@@ -103,7 +137,10 @@ describe('login with a second factor', () => {
 
   it('locks an account for a while after five wrong passwords', async () => {
     const u = await newUser(t, 'patient');
-    for (let i = 0; i < 5; i++) expect((await post('/api/auth/login', { email: u.user.email, password: `wrong-${i}-password` })).statusCode).toBe(401);
+    for (let i = 0; i < 5; i++)
+      expect((await post('/api/auth/login', { email: u.user.email, password: `wrong-${i}-password` })).statusCode).toBe(
+        401,
+      );
     const locked = await post('/api/auth/login', { email: u.user.email, password: u.password });
     expect(locked.statusCode).toBe(429);
     expect(Number(locked.headers['retry-after'])).toBeGreaterThan(800);
@@ -115,7 +152,8 @@ describe('login with a second factor', () => {
     const right = codeIn(await t.smtp.lastTo(u.user.email));
     const wrong = right === '000000' ? '111111' : '000000';
     const statuses = [];
-    for (let i = 0; i < 5; i++) statuses.push((await post('/api/auth/confirm', { email: u.user.email, code: wrong })).statusCode);
+    for (let i = 0; i < 5; i++)
+      statuses.push((await post('/api/auth/confirm', { email: u.user.email, code: wrong })).statusCode);
     expect(statuses).toEqual([400, 400, 400, 400, 429]);
     const late = await post('/api/auth/confirm', { email: u.user.email, code: right });
     expect(late.statusCode).toBe(429);
@@ -130,7 +168,8 @@ describe('login with a second factor', () => {
     await post('/api/auth/login', { email: u.user.email, password: u.password });
     while (t.smtp.countTo(u.user.email) === count) await new Promise((r) => setTimeout(r, 10));
     const second = codeIn(await t.smtp.lastTo(u.user.email));
-    if (first !== second) expect((await post('/api/auth/confirm', { email: u.user.email, code: first })).statusCode).toBe(400);
+    if (first !== second)
+      expect((await post('/api/auth/confirm', { email: u.user.email, code: first })).statusCode).toBe(400);
     expect((await post('/api/auth/confirm', { email: u.user.email, code: second })).statusCode).toBe(200);
     expect((await post('/api/auth/confirm', { email: u.user.email, code: second })).statusCode).toBe(400);
   });
@@ -145,7 +184,11 @@ describe('login with a second factor', () => {
     expect(refused.json().message).toBe(AuthMessages.providerUnderReview);
 
     const admin = await loginAdmin(t);
-    const approve = await t.request({ method: 'PUT', url: `/api/users/toggleUserStatus/${reg.json().data.user.id}`, token: admin.token });
+    const approve = await t.request({
+      method: 'PUT',
+      url: `/api/users/toggleUserStatus/${reg.json().data.user.id}`,
+      token: admin.token,
+    });
     expect(approve.statusCode).toBe(200);
     expect((await t.smtp.lastTo(body.email)).subject).toMatch(/active/);
     const provider = await login(t, body.email, body.password);
@@ -154,7 +197,11 @@ describe('login with a second factor', () => {
 
   it('refuses the approval endpoint to anyone without users:manage', async () => {
     const patient = await newUser(t, 'patient');
-    const res = await t.request({ method: 'PUT', url: `/api/users/toggleUserStatus/${patient.user.id}`, token: patient.token });
+    const res = await t.request({
+      method: 'PUT',
+      url: `/api/users/toggleUserStatus/${patient.user.id}`,
+      token: patient.token,
+    });
     expect(res.statusCode).toBe(403);
   });
 });
@@ -170,7 +217,9 @@ describe('sessions', () => {
 
   it('ends a session that has been idle longer than the setting', async () => {
     const u = await newUser(t, 'patient');
-    await sql`update sessions set last_seen_at = now() - interval '31 minutes' where user_id = ${u.user.id}`.execute(t.app.ctx.database.db);
+    await sql`update sessions set last_seen_at = now() - interval '31 minutes' where user_id = ${u.user.id}`.execute(
+      t.app.ctx.database.db,
+    );
     const res = await profile(u.token);
     expect(res.statusCode).toBe(401);
     expect(res.json().message).toMatch(/Token expired/);
@@ -178,7 +227,9 @@ describe('sessions', () => {
 
   it('ends a session past its absolute lifetime', async () => {
     const u = await newUser(t, 'patient');
-    await sql`update sessions set expires_at = now() - interval '1 second' where user_id = ${u.user.id}`.execute(t.app.ctx.database.db);
+    await sql`update sessions set expires_at = now() - interval '1 second' where user_id = ${u.user.id}`.execute(
+      t.app.ctx.database.db,
+    );
     expect((await profile(u.token)).statusCode).toBe(401);
   });
 
@@ -194,7 +245,11 @@ describe('sessions', () => {
 
   it('refuses to deactivate the last active admin or oneself', async () => {
     const admin = await loginAdmin(t);
-    const res = await t.request({ method: 'PUT', url: `/api/users/toggleUserStatus/${admin.user.id}`, token: admin.token });
+    const res = await t.request({
+      method: 'PUT',
+      url: `/api/users/toggleUserStatus/${admin.user.id}`,
+      token: admin.token,
+    });
     expect(res.statusCode).toBe(409);
   });
 
@@ -202,7 +257,9 @@ describe('sessions', () => {
     const u = await newUser(t, 'patient');
     const [h, p, s] = u.token.split('.');
     const payload = JSON.parse(Buffer.from(p!, 'base64url').toString());
-    const forged = Buffer.from(JSON.stringify({ ...payload, sub: '00000000-0000-0000-0000-000000000000' })).toString('base64url');
+    const forged = Buffer.from(JSON.stringify({ ...payload, sub: '00000000-0000-0000-0000-000000000000' })).toString(
+      'base64url',
+    );
     const tampered = `${h}.${forged}.${s}`;
     const foreign = await new SignJWT(payload).setProtectedHeader({ alg: 'HS256' }).sign(Buffer.from('x'.repeat(40)));
     const none = new UnsecuredJWT(payload).encode();
@@ -213,7 +270,10 @@ describe('sessions', () => {
     }
     const noHeader = await t.request({ method: 'GET', url: '/api/users/profile' });
     expect(noHeader.json().message).toBe('Unauthenticated');
-    const expired = await new SignJWT(payload).setProtectedHeader({ alg: 'HS256' }).setExpirationTime(Math.floor(Date.now() / 1000) - 10).sign(t.config.jwtSecret);
+    const expired = await new SignJWT(payload)
+      .setProtectedHeader({ alg: 'HS256' })
+      .setExpirationTime(Math.floor(Date.now() / 1000) - 10)
+      .sign(t.config.jwtSecret);
     expect((await profile(expired)).json().message).toBe('Token expired');
   });
 });
@@ -226,7 +286,11 @@ describe('password reset', () => {
     await t.app.ctx.services.auth.settled();
     const mail = await t.smtp.lastTo(u.user.email);
     expect(mail.text).toMatch(/http:\/\/medshare\.test\/reset-password\?token=/);
-    const res = await post('/api/auth/reset-password', { email: u.user.email, otp: codeIn(mail), newPassword: 'Brand-new-passphrase-9' });
+    const res = await post('/api/auth/reset-password', {
+      email: u.user.email,
+      otp: codeIn(mail),
+      newPassword: 'Brand-new-passphrase-9',
+    });
     expect(res.statusCode).toBe(200);
     expect(res.json().message).toBe(AuthMessages.passwordReset);
     expect((await profile(u.token)).statusCode).toBe(401);
@@ -239,8 +303,12 @@ describe('password reset', () => {
     await post('/api/auth/forgot-password', { email: u.user.email });
     await t.app.ctx.services.auth.settled();
     const token = decodeURIComponent(/token=([^\s]+)/.exec((await t.smtp.lastTo(u.user.email)).text)![1]!);
-    expect((await post('/api/auth/reset-password', { token, password: 'Link-reset-passphrase-1' })).statusCode).toBe(200);
-    expect((await post('/api/auth/reset-password', { token, password: 'Link-reset-passphrase-2' })).statusCode).toBe(400);
+    expect((await post('/api/auth/reset-password', { token, password: 'Link-reset-passphrase-1' })).statusCode).toBe(
+      200,
+    );
+    expect((await post('/api/auth/reset-password', { token, password: 'Link-reset-passphrase-2' })).statusCode).toBe(
+      400,
+    );
     expect((await profile(u.token)).statusCode).toBe(401);
   });
 
@@ -262,7 +330,12 @@ describe('password reset', () => {
       await t.app.ctx.services.auth.settled();
       expect(known.statusCode).toBe(200);
       expect(known.body).toBe(unknown.body);
-      const codes = await t.app.ctx.database.db.selectFrom('one_time_codes').select('id').where('user_id', '=', u.user.id).where('purpose', '=', 'reset').execute();
+      const codes = await t.app.ctx.database.db
+        .selectFrom('one_time_codes')
+        .select('id')
+        .where('user_id', '=', u.user.id)
+        .where('purpose', '=', 'reset')
+        .execute();
       expect(codes).toHaveLength(0);
     } finally {
       t.smtp.setFailing(false);
@@ -295,7 +368,9 @@ describe('password reset', () => {
       expect(res.json().message).toBe(AuthMessages.forgotAnswer);
       await t.app.ctx.services.auth.settled();
       // Age the newest code past the one-a-minute rule so only the hourly cap applies.
-      await sql`update one_time_codes set created_at = now() - interval '2 minutes' where user_id = ${u.user.id} and purpose = 'reset'`.execute(db);
+      await sql`update one_time_codes set created_at = now() - interval '2 minutes' where user_id = ${u.user.id} and purpose = 'reset'`.execute(
+        db,
+      );
     }
     const mails = t.smtp.mails.filter((m) => m.to.includes(u.user.email) && /Reset/.test(m.subject));
     expect(mails).toHaveLength(3);
@@ -313,7 +388,14 @@ describe('password reset', () => {
 });
 
 describe('bad input never answers 5xx', () => {
-  const routes = ['/api/auth/register', '/api/auth/login', '/api/auth/confirm', '/api/auth/resend-code', '/api/auth/forgot-password', '/api/auth/reset-password'];
+  const routes = [
+    '/api/auth/register',
+    '/api/auth/login',
+    '/api/auth/confirm',
+    '/api/auth/resend-code',
+    '/api/auth/forgot-password',
+    '/api/auth/reset-password',
+  ];
   const bodies: Array<{ payload: string; type?: string }> = [
     { payload: '{not json' },
     { payload: '[]' },
@@ -328,7 +410,12 @@ describe('bad input never answers 5xx', () => {
   for (const route of routes) {
     it(`answers 4xx with the envelope on ${route}`, async () => {
       for (const b of bodies) {
-        const res = await t.request({ method: 'POST', url: route, payload: b.payload, headers: { 'content-type': b.type ?? 'application/json' } });
+        const res = await t.request({
+          method: 'POST',
+          url: route,
+          payload: b.payload,
+          headers: { 'content-type': b.type ?? 'application/json' },
+        });
         expect(res.statusCode, `${route} ${b.payload.slice(0, 40)}`).toBeGreaterThanOrEqual(400);
         expect(res.statusCode).toBeLessThan(500);
         expect(res.json()).toMatchObject({ success: false, message: expect.any(String) });

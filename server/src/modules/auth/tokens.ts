@@ -25,8 +25,13 @@ export function createTokenSigner(secret: Buffer) {
     /** Only HS256 with our secret, issuer and audience; `alg: none` and other algorithms are refused. */
     async verify(token: string): Promise<TokenClaims> {
       try {
-        const { payload } = await jwtVerify(token, secret, { algorithms: ['HS256'], issuer: ISSUER, audience: AUDIENCE });
-        if (typeof payload.sub !== 'string' || typeof payload.sid !== 'string') throw unauthenticated(AuthFailure.invalid, 'invalid_token');
+        const { payload } = await jwtVerify(token, secret, {
+          algorithms: ['HS256'],
+          issuer: ISSUER,
+          audience: AUDIENCE,
+        });
+        if (typeof payload.sub !== 'string' || typeof payload.sid !== 'string')
+          throw unauthenticated(AuthFailure.invalid, 'invalid_token');
         return { sub: payload.sub, sid: payload.sid };
       } catch (err) {
         if (err instanceof joseErrors.JWTExpired) throw unauthenticated(AuthFailure.expired, 'token_expired');

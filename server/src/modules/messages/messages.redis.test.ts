@@ -33,7 +33,12 @@ async function stream(baseUrl: string, who: SignedIn): Promise<SseConnection> {
 }
 
 const send = (t: TestApp, from: SignedIn, to: SignedIn, content: string) =>
-  t.request({ method: 'POST', url: '/api/message/send', token: from.token, payload: { recipientId: to.user.id, content } });
+  t.request({
+    method: 'POST',
+    url: '/api/message/send',
+    token: from.token,
+    payload: { recipientId: to.user.id, content },
+  });
 
 /** A TCP proxy in front of Redis that the test can cut and restore, to play a Redis outage. */
 async function redisProxy(target: URL) {
@@ -91,75 +96,87 @@ describe('Redis unreachable', () => {
   });
 });
 
-describe.skipIf(twoInstanceSkip !== null)(`two instances through Redis${twoInstanceSkip ? ` (skipped: ${twoInstanceSkip})` : ''}`, () => {
-  it('delivers a message sent on one instance to a stream on the other within a second, both ways', async () => {
-    const a = await createTestApp((c) => {
-      c.redisUrl = redisUrl!;
+describe.skipIf(twoInstanceSkip !== null)(
+  `two instances through Redis${twoInstanceSkip ? ` (skipped: ${twoInstanceSkip})` : ''}`,
+  () => {
+    it('delivers a message sent on one instance to a stream on the other within a second, both ways', async () => {
+      const a = await createTestApp((c) => {
+        c.redisUrl = redisUrl!;
+      });
+      apps.push(a);
+      const b = await createTestApp((c) => {
+        c.redisUrl = redisUrl!;
+        // One deployment: the same database, master key and token secret behind a load balancer.
+        c.database = a.config.database;
+        c.masterKey = a.config.masterKey;
+        c.jwtSecret = a.config.jwtSecret;
+      });
+      apps.push(b);
+      // Each test database names its own channel: parallel runs on one Redis never mix.
+      expect(b.app.ctx.realtime.channel).toBe(a.app.ctx.realtime.channel);
+      const [baseA, baseB] = [await listening(a), await listening(b)];
+      const doctor = await newUser(a, 'healthProvider');
+      const patient = await newUser(a, 'patient');
+      for (const t of [a, b]) await expect.poll(() => t.app.ctx.realtime.bus.degraded, { timeout: 5_000 }).toBe(false);
+
+      const onB = await stream(baseB, patient);
+      const started = performance.now();
+      const res = await send(a, doctor, patient, 'From instance A');
+      expect(res.statusCode).toBe(201);
+      const got = await onB.next((e) => e.event === 'message', 1_000);
+      expect(got.at - started).toBeLessThan(1_000);
+      expect(JSON.parse(got.data)).toEqual(res.json().data);
+
+      const onA = await stream(baseA, doctor);
+      const reply = await send(b, patient, doctor, 'Reply through instance B');
+      const back = await onA.next(
+        (e) => e.event === 'message' && JSON.parse(e.data).id === reply.json().data.id,
+        1_000,
+      );
+      expect(JSON.parse(back.data).content).toBe('Reply through instance B');
     });
-    apps.push(a);
-    const b = await createTestApp((c) => {
-      c.redisUrl = redisUrl!;
-      // One deployment: the same database, master key and token secret behind a load balancer.
-      c.database = a.config.database;
-      c.masterKey = a.config.masterKey;
-      c.jwtSecret = a.config.jwtSecret;
-    });
-    apps.push(b);
-    // Each test database names its own channel: parallel runs on one Redis never mix.
-    expect(b.app.ctx.realtime.channel).toBe(a.app.ctx.realtime.channel);
-    const [baseA, baseB] = [await listening(a), await listening(b)];
-    const doctor = await newUser(a, 'healthProvider');
-    const patient = await newUser(a, 'patient');
-    for (const t of [a, b]) await expect.poll(() => t.app.ctx.realtime.bus.degraded, { timeout: 5_000 }).toBe(false);
 
-    const onB = await stream(baseB, patient);
-    const started = performance.now();
-    const res = await send(a, doctor, patient, 'From instance A');
-    expect(res.statusCode).toBe(201);
-    const got = await onB.next((e) => e.event === 'message', 1_000);
-    expect(got.at - started).toBeLessThan(1_000);
-    expect(JSON.parse(got.data)).toEqual(res.json().data);
+    it('keeps sending through a Redis outage and delivers what was missed once Redis is back', async () => {
+      const proxy = await redisProxy(new URL(redisUrl!));
+      const a = await createTestApp((c) => {
+        c.redisUrl = proxy.url();
+      });
+      apps.push(a);
+      const b = await createTestApp((c) => {
+        c.redisUrl = proxy.url();
+        // One deployment: the same database, master key and token secret behind a load balancer.
+        c.database = a.config.database;
+        c.masterKey = a.config.masterKey;
+        c.jwtSecret = a.config.jwtSecret;
+      });
+      apps.push(b);
+      const baseB = await listening(b);
+      await listening(a);
+      const doctor = await newUser(a, 'healthProvider');
+      const patient = await newUser(a, 'patient');
+      for (const t of [a, b]) await expect.poll(() => t.app.ctx.realtime.bus.degraded, { timeout: 5_000 }).toBe(false);
+      const onB = await stream(baseB, patient);
 
-    const onA = await stream(baseA, doctor);
-    const reply = await send(b, patient, doctor, 'Reply through instance B');
-    const back = await onA.next((e) => e.event === 'message' && JSON.parse(e.data).id === reply.json().data.id, 1_000);
-    expect(JSON.parse(back.data).content).toBe('Reply through instance B');
-  });
+      await proxy.cut();
+      await expect.poll(() => b.app.ctx.realtime.bus.degraded, { timeout: 5_000 }).toBe(true);
+      const during = await send(a, doctor, patient, 'Sent during the outage');
+      expect(during.statusCode).toBe(201);
 
-  it('keeps sending through a Redis outage and delivers what was missed once Redis is back', async () => {
-    const proxy = await redisProxy(new URL(redisUrl!));
-    const a = await createTestApp((c) => {
-      c.redisUrl = proxy.url();
-    });
-    apps.push(a);
-    const b = await createTestApp((c) => {
-      c.redisUrl = proxy.url();
-      // One deployment: the same database, master key and token secret behind a load balancer.
-      c.database = a.config.database;
-      c.masterKey = a.config.masterKey;
-      c.jwtSecret = a.config.jwtSecret;
-    });
-    apps.push(b);
-    const baseB = await listening(b);
-    await listening(a);
-    const doctor = await newUser(a, 'healthProvider');
-    const patient = await newUser(a, 'patient');
-    for (const t of [a, b]) await expect.poll(() => t.app.ctx.realtime.bus.degraded, { timeout: 5_000 }).toBe(false);
-    const onB = await stream(baseB, patient);
-
-    await proxy.cut();
-    await expect.poll(() => b.app.ctx.realtime.bus.degraded, { timeout: 5_000 }).toBe(true);
-    const during = await send(a, doctor, patient, 'Sent during the outage');
-    expect(during.statusCode).toBe(201);
-
-    await proxy.restore();
-    const got = await onB.next((e) => e.event === 'message', 15_000);
-    expect(JSON.parse(got.data).id).toBe(during.json().data.id);
-    await expect.poll(() => a.app.ctx.realtime.bus.degraded, { timeout: 10_000 }).toBe(false);
-    await expect.poll(() => b.app.ctx.realtime.bus.degraded, { timeout: 10_000 }).toBe(false);
-    const after = await send(a, doctor, patient, 'After recovery');
-    const live = await onB.next((e) => e.event === 'message' && JSON.parse(e.data).id === after.json().data.id, 1_000);
-    expect(JSON.parse(live.data).content).toBe('After recovery');
-    expect(onB.events.filter((e) => e.event === 'message').map((e) => JSON.parse(e.data).content)).toEqual(['Sent during the outage', 'After recovery']);
-  }, 60_000);
-});
+      await proxy.restore();
+      const got = await onB.next((e) => e.event === 'message', 15_000);
+      expect(JSON.parse(got.data).id).toBe(during.json().data.id);
+      await expect.poll(() => a.app.ctx.realtime.bus.degraded, { timeout: 10_000 }).toBe(false);
+      await expect.poll(() => b.app.ctx.realtime.bus.degraded, { timeout: 10_000 }).toBe(false);
+      const after = await send(a, doctor, patient, 'After recovery');
+      const live = await onB.next(
+        (e) => e.event === 'message' && JSON.parse(e.data).id === after.json().data.id,
+        1_000,
+      );
+      expect(JSON.parse(live.data).content).toBe('After recovery');
+      expect(onB.events.filter((e) => e.event === 'message').map((e) => JSON.parse(e.data).content)).toEqual([
+        'Sent during the outage',
+        'After recovery',
+      ]);
+    }, 60_000);
+  },
+);

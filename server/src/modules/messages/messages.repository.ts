@@ -27,7 +27,16 @@ export interface PartnerRow {
 /** `%` and `_` typed by a user match themselves, not anything. */
 const likePattern = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
-const messageColumns = ['id', 'sender_id', 'recipient_id', 'key_id', 'nonce', 'ciphertext', 'created_at', 'read_at'] as const;
+const messageColumns = [
+  'id',
+  'sender_id',
+  'recipient_id',
+  'key_id',
+  'nonce',
+  'ciphertext',
+  'created_at',
+  'read_at',
+] as const;
 
 export function createMessagesRepository(db: Db) {
   /** Users a message may go to: active, approved, not deleted, holding `permission` (messages:send). */
@@ -53,7 +62,15 @@ export function createMessagesRepository(db: Db) {
       db
         .selectFrom('users')
         .innerJoin('roles', 'roles.id', 'users.role_id')
-        .select(['users.id', 'users.firstname', 'users.lastname', 'users.email', sql<RoleName>`roles.name`.as('role'), 'users.active', 'users.approved_at'])
+        .select([
+          'users.id',
+          'users.firstname',
+          'users.lastname',
+          'users.email',
+          sql<RoleName>`roles.name`.as('role'),
+          'users.active',
+          'users.approved_at',
+        ])
         .where('users.id', '=', id)
         .where('users.deleted_at', 'is', null)
         .executeTakeFirst(),
@@ -63,18 +80,37 @@ export function createMessagesRepository(db: Db) {
      * on each other in opposite order). Held to commit: for each user, id order is commit order.
      */
     async lockParticipants(a: string, b: string): Promise<void> {
-      for (const id of [a, b].sort()) await sql`select pg_advisory_xact_lock(hashtextextended(${'message:' + id}, 0))`.execute(db);
+      for (const id of [a, b].sort())
+        await sql`select pg_advisory_xact_lock(hashtextextended(${'message:' + id}, 0))`.execute(db);
     },
 
     async nextMessageId(): Promise<number> {
-      const row = await sql<{ id: number }>`select nextval(pg_get_serial_sequence('messages', 'id'))::bigint as id`.execute(db);
+      const row = await sql<{
+        id: number;
+      }>`select nextval(pg_get_serial_sequence('messages', 'id'))::bigint as id`.execute(db);
       return Number(row.rows[0]!.id);
     },
 
-    insertMessage: (m: { id: number; senderId: string; recipientId: string; keyId: string; nonce: Uint8Array; ciphertext: Uint8Array; createdAt: Date }) =>
+    insertMessage: (m: {
+      id: number;
+      senderId: string;
+      recipientId: string;
+      keyId: string;
+      nonce: Uint8Array;
+      ciphertext: Uint8Array;
+      createdAt: Date;
+    }) =>
       db
         .insertInto('messages')
-        .values({ id: m.id, sender_id: m.senderId, recipient_id: m.recipientId, key_id: m.keyId, nonce: m.nonce, ciphertext: m.ciphertext, created_at: m.createdAt })
+        .values({
+          id: m.id,
+          sender_id: m.senderId,
+          recipient_id: m.recipientId,
+          key_id: m.keyId,
+          nonce: m.nonce,
+          ciphertext: m.ciphertext,
+          created_at: m.createdAt,
+        })
         .execute(),
 
     /** Both sides of the conversation point at the new message; only the recipient's unread count grows. */
@@ -113,8 +149,19 @@ export function createMessagesRepository(db: Db) {
         .innerJoin('users as u', 'u.id', 'c.partner_id')
         .innerJoin('roles as r', 'r.id', 'u.role_id')
         .select([
-          'c.partner_id', 'c.unread_count', 'u.firstname', 'u.lastname', sql<RoleName>`r.name`.as('role'),
-          'm.id', 'm.sender_id', 'm.recipient_id', 'm.key_id', 'm.nonce', 'm.ciphertext', 'm.created_at', 'm.read_at',
+          'c.partner_id',
+          'c.unread_count',
+          'u.firstname',
+          'u.lastname',
+          sql<RoleName>`r.name`.as('role'),
+          'm.id',
+          'm.sender_id',
+          'm.recipient_id',
+          'm.key_id',
+          'm.nonce',
+          'm.ciphertext',
+          'm.created_at',
+          'm.read_at',
         ])
         .where('c.owner_id', '=', ownerId)
         .where('u.deleted_at', 'is', null)
@@ -124,7 +171,12 @@ export function createMessagesRepository(db: Db) {
         .execute(),
 
     hasConversation: async (ownerId: string, partnerId: string): Promise<boolean> =>
-      !!(await db.selectFrom('conversations').select('owner_id').where('owner_id', '=', ownerId).where('partner_id', '=', partnerId).executeTakeFirst()),
+      !!(await db
+        .selectFrom('conversations')
+        .select('owner_id')
+        .where('owner_id', '=', ownerId)
+        .where('partner_id', '=', partnerId)
+        .executeTakeFirst()),
 
     /** One page of the thread between two users, newest first (keyset on id). */
     listThread: (a: string, b: string, before: number | undefined, limit: number): Promise<MessageRow[]> => {
@@ -158,7 +210,8 @@ export function createMessagesRepository(db: Db) {
       return Number(row?.id ?? 0);
     },
 
-    getMessage: (id: number): Promise<MessageRow | undefined> => db.selectFrom('messages').select(messageColumns).where('id', '=', id).executeTakeFirst(),
+    getMessage: (id: number): Promise<MessageRow | undefined> =>
+      db.selectFrom('messages').select(messageColumns).where('id', '=', id).executeTakeFirst(),
 
     /** Marks the partner's unread messages to the reader as read; returns how many and the newest id. */
     async markRead(readerId: string, senderId: string, readAt: Date): Promise<{ count: number; upToId: number }> {
@@ -170,12 +223,22 @@ export function createMessagesRepository(db: Db) {
         .where('read_at', 'is', null)
         .returning('id')
         .execute();
-      await db.updateTable('conversations').set({ unread_count: 0 }).where('owner_id', '=', readerId).where('partner_id', '=', senderId).execute();
+      await db
+        .updateTable('conversations')
+        .set({ unread_count: 0 })
+        .where('owner_id', '=', readerId)
+        .where('partner_id', '=', senderId)
+        .execute();
       return { count: rows.length, upToId: rows.reduce((max, r) => Math.max(max, Number(r.id)), 0) };
     },
 
     unreadIn: async (ownerId: string, partnerId: string): Promise<number> => {
-      const row = await db.selectFrom('conversations').select('unread_count').where('owner_id', '=', ownerId).where('partner_id', '=', partnerId).executeTakeFirst();
+      const row = await db
+        .selectFrom('conversations')
+        .select('unread_count')
+        .where('owner_id', '=', ownerId)
+        .where('partner_id', '=', partnerId)
+        .executeTakeFirst();
       return row?.unread_count ?? 0;
     },
 
@@ -191,7 +254,14 @@ export function createMessagesRepository(db: Db) {
     },
 
     /** People the caller may write to, found by name or e-mail; `onlyHolding` narrows to holders of a permission. */
-    async searchRecipients(opts: { callerId: string; permission: string; onlyHolding: string | null; search: string | undefined; limit: number; offset: number }) {
+    async searchRecipients(opts: {
+      callerId: string;
+      permission: string;
+      onlyHolding: string | null;
+      search: string | undefined;
+      limit: number;
+      offset: number;
+    }) {
       const filter = (eb: ExpressionBuilder<Database, 'users' | 'roles'>): Expression<SqlBool> => {
         const conditions: Expression<SqlBool>[] = [eb('users.id', '!=', opts.callerId)];
         if (opts.onlyHolding) {
@@ -221,7 +291,13 @@ export function createMessagesRepository(db: Db) {
       const base = reachableUsers(opts.permission).where(filter);
       const [rows, count] = await Promise.all([
         base
-          .select(['users.id', 'users.firstname', 'users.lastname', 'users.email', sql<RoleName>`roles.name`.as('role')])
+          .select([
+            'users.id',
+            'users.firstname',
+            'users.lastname',
+            'users.email',
+            sql<RoleName>`roles.name`.as('role'),
+          ])
           .orderBy('users.firstname')
           .orderBy('users.lastname')
           .orderBy('users.id')
@@ -238,7 +314,15 @@ export function createMessagesRepository(db: Db) {
       db
         .selectFrom('sessions as s')
         .innerJoin('users as u', 'u.id', 's.user_id')
-        .select(['s.user_id', 's.revoked_at', 's.expires_at', 's.last_seen_at', 'u.active', 'u.approved_at', 'u.deleted_at'])
+        .select([
+          's.user_id',
+          's.revoked_at',
+          's.expires_at',
+          's.last_seen_at',
+          'u.active',
+          'u.approved_at',
+          'u.deleted_at',
+        ])
         .where('s.id', '=', sessionId)
         .executeTakeFirst(),
   };

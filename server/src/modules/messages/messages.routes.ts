@@ -24,7 +24,13 @@ import { tooManyRequests } from '../../errors.ts';
 import { actorOf } from '../../http/auth-hooks.ts';
 import { ok, paged } from '../../http/envelope.ts';
 
-const errors = { 400: ErrorResponseSchema, 401: ErrorResponseSchema, 403: ErrorResponseSchema, 404: ErrorResponseSchema, 429: ErrorResponseSchema };
+const errors = {
+  400: ErrorResponseSchema,
+  401: ErrorResponseSchema,
+  403: ErrorResponseSchema,
+  404: ErrorResponseSchema,
+  429: ErrorResponseSchema,
+};
 const SENDS_PER_MINUTE = 120;
 
 export function messagesRoutes(ctx: AppContext): FastifyPluginAsyncZod {
@@ -38,7 +44,9 @@ export function messagesRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       max: SENDS_PER_MINUTE,
       timeWindow: '1 minute',
       keyGenerator: (request: { headers: { authorization?: string }; ip: string }) =>
-        request.headers.authorization ? `msg:${createHash('sha256').update(request.headers.authorization).digest('base64url').slice(0, 22)}` : `msg-ip:${request.ip}`,
+        request.headers.authorization
+          ? `msg:${createHash('sha256').update(request.headers.authorization).digest('base64url').slice(0, 22)}`
+          : `msg-ip:${request.ip}`,
     },
   };
 
@@ -46,68 +54,132 @@ export function messagesRoutes(ctx: AppContext): FastifyPluginAsyncZod {
     // Open streams are long-lived responses: end them first, or closing the server would wait on them.
     app.addHook('preClose', async () => hub.closeAll());
 
-    app.get('/chat-list', {
-      preHandler: allowed,
-      schema: { tags: ['messages'], summary: 'One entry per conversation partner, most recent first, with unread counts', security, querystring: ChatListQuerySchema, response: { 200: pagedEnvelope(ChatListEntrySchema), ...errors } },
-    }, async (request) => {
-      const { items, pagination } = await messages.listChats(actorOf(request), request.query.page, request.query.limit);
-      return paged(items, pagination);
-    });
-
-    app.get('/users', {
-      preHandler: allowed,
-      schema: { tags: ['messages'], summary: 'People the caller may write to, by name or e-mail', security, querystring: MessageUsersQuerySchema, response: { 200: pagedEnvelope(MessageRecipientSchema), ...errors } },
-    }, async (request) => {
-      const { items, pagination } = await messages.listRecipients(actorOf(request), request.query);
-      return paged(items, pagination);
-    });
-
-    app.get('/chat/:userId', {
-      preHandler: allowed,
-      schema: {
-        tags: ['messages'],
-        summary: 'The thread with one user: newest page first, `before` loads older (keyset)',
-        security,
-        params: ChatPartnerParamSchema,
-        querystring: ChatQuerySchema,
-        response: { 200: ChatResponseSchema, ...errors },
+    app.get(
+      '/chat-list',
+      {
+        preHandler: allowed,
+        schema: {
+          tags: ['messages'],
+          summary: 'One entry per conversation partner, most recent first, with unread counts',
+          security,
+          querystring: ChatListQuerySchema,
+          response: { 200: pagedEnvelope(ChatListEntrySchema), ...errors },
+        },
       },
-    }, async (request) => {
-      const { messages: data, cursor } = await messages.getChat(actorOf(request), request.params.userId, request.query);
-      return { success: true as const, data, cursor };
-    });
-
-    app.post('/chat/:userId/read', {
-      preHandler: allowed,
-      schema: { tags: ['messages'], summary: 'Mark the messages from this user read; answers the unread counts left', security, params: ChatPartnerParamSchema, response: { 200: envelope(MarkReadResponseDataSchema), ...errors } },
-    }, async (request) => ok(await messages.markChatRead(actorOf(request), request.params.userId), MessageTexts.markedRead));
-
-    app.post('/send', {
-      preHandler: allowed,
-      config: sendLimit,
-      schema: { tags: ['messages'], summary: 'Send a direct message (1..5000 characters after trimming)', security, body: SendMessageBodySchema, response: { 201: envelope(MessageSchema), ...errors } },
-    }, async (request, reply) => reply.status(201).send(ok(await messages.sendMessage(actorOf(request), request.body), MessageTexts.sent)));
-
-    app.get('/stream', {
-      preHandler: allowed,
-      schema: {
-        tags: ['messages'],
-        summary: 'Server-Sent Events: live messages and read receipts; Last-Event-ID (or ?since=) replays what was missed',
-        security,
-        querystring: StreamQuerySchema,
-        headers: z.object({ 'last-event-id': MessageIdTextSchema.optional() }),
-        response: { ...errors },
+      async (request) => {
+        const { items, pagination } = await messages.listChats(
+          actorOf(request),
+          request.query.page,
+          request.query.limit,
+        );
+        return paged(items, pagination);
       },
-    }, async (request, reply) => {
-      const actor = actorOf(request);
-      if (!hub.canOpen(actor.userId)) throw tooManyRequests(MessageTexts.tooManyStreams, 30);
-      const start = await messages.streamStart(actor, request.headers['last-event-id'] ?? request.query.since);
-      reply.hijack();
-      hub.open(reply.raw, reply.getHeaders(), {
-        userId: actor.userId,
-        after: (afterId, limit) => messages.messagesAfter(actor, afterId, limit),
-        endReason: () => messages.streamEndReason(actor),
-      }, start);
-    });
+    );
+
+    app.get(
+      '/users',
+      {
+        preHandler: allowed,
+        schema: {
+          tags: ['messages'],
+          summary: 'People the caller may write to, by name or e-mail',
+          security,
+          querystring: MessageUsersQuerySchema,
+          response: { 200: pagedEnvelope(MessageRecipientSchema), ...errors },
+        },
+      },
+      async (request) => {
+        const { items, pagination } = await messages.listRecipients(actorOf(request), request.query);
+        return paged(items, pagination);
+      },
+    );
+
+    app.get(
+      '/chat/:userId',
+      {
+        preHandler: allowed,
+        schema: {
+          tags: ['messages'],
+          summary: 'The thread with one user: newest page first, `before` loads older (keyset)',
+          security,
+          params: ChatPartnerParamSchema,
+          querystring: ChatQuerySchema,
+          response: { 200: ChatResponseSchema, ...errors },
+        },
+      },
+      async (request) => {
+        const { messages: data, cursor } = await messages.getChat(
+          actorOf(request),
+          request.params.userId,
+          request.query,
+        );
+        return { success: true as const, data, cursor };
+      },
+    );
+
+    app.post(
+      '/chat/:userId/read',
+      {
+        preHandler: allowed,
+        schema: {
+          tags: ['messages'],
+          summary: 'Mark the messages from this user read; answers the unread counts left',
+          security,
+          params: ChatPartnerParamSchema,
+          response: { 200: envelope(MarkReadResponseDataSchema), ...errors },
+        },
+      },
+      async (request) =>
+        ok(await messages.markChatRead(actorOf(request), request.params.userId), MessageTexts.markedRead),
+    );
+
+    app.post(
+      '/send',
+      {
+        preHandler: allowed,
+        config: sendLimit,
+        schema: {
+          tags: ['messages'],
+          summary: 'Send a direct message (1..5000 characters after trimming)',
+          security,
+          body: SendMessageBodySchema,
+          response: { 201: envelope(MessageSchema), ...errors },
+        },
+      },
+      async (request, reply) =>
+        reply.status(201).send(ok(await messages.sendMessage(actorOf(request), request.body), MessageTexts.sent)),
+    );
+
+    app.get(
+      '/stream',
+      {
+        preHandler: allowed,
+        schema: {
+          tags: ['messages'],
+          summary:
+            'Server-Sent Events: live messages and read receipts; Last-Event-ID (or ?since=) replays what was missed',
+          security,
+          querystring: StreamQuerySchema,
+          headers: z.object({ 'last-event-id': MessageIdTextSchema.optional() }),
+          response: { ...errors },
+        },
+      },
+      async (request, reply) => {
+        const actor = actorOf(request);
+        if (!hub.canOpen(actor.userId)) throw tooManyRequests(MessageTexts.tooManyStreams, 30);
+        const start = await messages.streamStart(actor, request.headers['last-event-id'] ?? request.query.since);
+        reply.hijack();
+        hub.open(
+          reply.raw,
+          reply.getHeaders(),
+          {
+            userId: actor.userId,
+            after: (afterId, limit) => messages.messagesAfter(actor, afterId, limit),
+            endReason: () => messages.streamEndReason(actor),
+          },
+          start,
+        );
+      },
+    );
   };
 }

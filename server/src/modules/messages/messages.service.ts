@@ -38,7 +38,8 @@ interface Deps {
 }
 
 /** Binds a ciphertext to its row: copied into another row or conversation it no longer opens. */
-const contentAad = (id: number, senderId: string, recipientId: string) => `medshare:message:v1:${id}:${senderId}:${recipientId}`;
+const contentAad = (id: number, senderId: string, recipientId: string) =>
+  `medshare:message:v1:${id}:${senderId}:${recipientId}`;
 
 export function createMessagesService({ db, audit, settings, encryption, bus, permissionsOf }: Deps) {
   const repo = createMessagesRepository(db);
@@ -48,7 +49,10 @@ export function createMessagesService({ db, audit, settings, encryption, bus, pe
   }
 
   async function present(row: MessageRow): Promise<Message> {
-    const content = await encryption.open({ keyId: row.key_id, nonce: row.nonce, ciphertext: row.ciphertext }, contentAad(Number(row.id), row.sender_id, row.recipient_id));
+    const content = await encryption.open(
+      { keyId: row.key_id, nonce: row.nonce, ciphertext: row.ciphertext },
+      contentAad(Number(row.id), row.sender_id, row.recipient_id),
+    );
     return {
       id: Number(row.id),
       senderId: row.sender_id,
@@ -77,7 +81,8 @@ export function createMessagesService({ db, audit, settings, encryption, bus, pe
   return {
     async sendMessage(actor: Actor, body: SendMessageBody): Promise<Message> {
       requireSend(actor);
-      if (body.recipientId === actor.userId) throw validationFailed([{ field: 'recipientId', message: MessageTexts.selfMessage }]);
+      if (body.recipientId === actor.userId)
+        throw validationFailed([{ field: 'recipientId', message: MessageTexts.selfMessage }]);
       const target = await repo.getUser(body.recipientId);
       if (!(await mayWriteTo(actor, target))) throw notFound(MessageTexts.recipientNotFound);
       const senderId = actor.userId;
@@ -88,18 +93,39 @@ export function createMessagesService({ db, audit, settings, encryption, bus, pe
         await tx.lockParticipants(senderId, recipientId);
         const messageId = await tx.nextMessageId();
         const sealed = encryption.seal(body.content, contentAad(messageId, senderId, recipientId));
-        await tx.insertMessage({ id: messageId, senderId, recipientId, keyId: sealed.keyId, nonce: sealed.nonce, ciphertext: sealed.ciphertext, createdAt });
+        await tx.insertMessage({
+          id: messageId,
+          senderId,
+          recipientId,
+          keyId: sealed.keyId,
+          nonce: sealed.nonce,
+          ciphertext: sealed.ciphertext,
+          createdAt,
+        });
         await tx.touchConversations(senderId, recipientId, messageId);
         return messageId;
       });
       bus.publish({ type: 'message', userIds: [senderId, recipientId], messageId: id });
-      await audit.record({ userId: senderId, action: 'message.send', table: 'messages', recordId: String(id), ip: actor.ip });
+      await audit.record({
+        userId: senderId,
+        action: 'message.send',
+        table: 'messages',
+        recordId: String(id),
+        ip: actor.ip,
+      });
       return { id, senderId, recipientId, content: body.content, createAt: createdAt.toISOString(), readAt: null };
     },
 
-    async listChats(actor: Actor, page: number, limit: number): Promise<{ items: ChatListEntry[]; pagination: Pagination }> {
+    async listChats(
+      actor: Actor,
+      page: number,
+      limit: number,
+    ): Promise<{ items: ChatListEntry[]; pagination: Pagination }> {
       requireSend(actor);
-      const [total, rows] = [await repo.countConversations(actor.userId), await repo.listConversations(actor.userId, limit, (page - 1) * limit)];
+      const [total, rows] = [
+        await repo.countConversations(actor.userId),
+        await repo.listConversations(actor.userId, limit, (page - 1) * limit),
+      ];
       const items: ChatListEntry[] = [];
       for (const row of rows) {
         const last = await present(row);
@@ -136,12 +162,23 @@ export function createMessagesService({ db, audit, settings, encryption, bus, pe
         return tx.markRead(actor.userId, partnerId, readAt);
       });
       if (count > 0) {
-        bus.publish({ type: 'read', userIds: [actor.userId, partnerId], read: { readerId: actor.userId, senderId: partnerId, upToId, readAt: readAt.toISOString() } });
+        bus.publish({
+          type: 'read',
+          userIds: [actor.userId, partnerId],
+          read: { readerId: actor.userId, senderId: partnerId, upToId, readAt: readAt.toISOString() },
+        });
       }
-      return { marked: count, unreadCount: await repo.unreadIn(actor.userId, partnerId), totalUnread: await repo.totalUnread(actor.userId) };
+      return {
+        marked: count,
+        unreadCount: await repo.unreadIn(actor.userId, partnerId),
+        totalUnread: await repo.totalUnread(actor.userId),
+      };
     },
 
-    async listRecipients(actor: Actor, query: { page: number; limit: number; search?: string | undefined }): Promise<{ items: MessageRecipient[]; pagination: Pagination }> {
+    async listRecipients(
+      actor: Actor,
+      query: { page: number; limit: number; search?: string | undefined },
+    ): Promise<{ items: MessageRecipient[]; pagination: Pagination }> {
       requireSend(actor);
       const { rows, total } = await repo.searchRecipients({
         callerId: actor.userId,

@@ -33,10 +33,23 @@ const chatList = async (token: string) => (await get(token, '/api/message/chat-l
 async function pendingProvider(): Promise<string> {
   const username = uniqueName('pend');
   const email = `${username}@example.org`;
-  const res = await t.request({ method: 'POST', url: '/api/auth/register', payload: { role: 'healthProvider', email, username, password: 'Tr0ubadour-and-horse', firstname: 'Pen', lastname: 'Ding' } });
+  const res = await t.request({
+    method: 'POST',
+    url: '/api/auth/register',
+    payload: {
+      role: 'healthProvider',
+      email,
+      username,
+      password: 'Tr0ubadour-and-horse',
+      firstname: 'Pen',
+      lastname: 'Ding',
+    },
+  });
   expect(res.statusCode).toBe(201);
   const code = codeIn(await t.smtp.lastTo(email));
-  expect((await t.request({ method: 'POST', url: '/api/auth/confirm', payload: { email, code } })).json().data.pending).toBe(true);
+  expect(
+    (await t.request({ method: 'POST', url: '/api/auth/confirm', payload: { email, code } })).json().data.pending,
+  ).toBe(true);
   return res.json().data.user.id as string;
 }
 
@@ -79,7 +92,11 @@ describe('who may write to whom', () => {
   it('answers 404 for an unknown, an inactive and a pending recipient', async () => {
     expect((await send(doctor.token, '00000000-0000-4000-8000-000000000000', 'Hi')).statusCode).toBe(404);
     const leaving = await newUser(t, 'patient');
-    const off = await t.request({ method: 'PUT', url: `/api/users/toggleUserStatus/${leaving.user.id}`, token: admin.token });
+    const off = await t.request({
+      method: 'PUT',
+      url: `/api/users/toggleUserStatus/${leaving.user.id}`,
+      token: admin.token,
+    });
     expect(off.statusCode).toBe(200);
     expect(off.json().data.active).toBe(false);
     expect((await send(doctor.token, leaving.user.id, 'Hi')).statusCode).toBe(404);
@@ -100,7 +117,12 @@ describe('who may write to whom', () => {
   it('answers 400, never 500, for malformed bodies, ids and queries', async () => {
     expect((await send(patient.token, 'not-a-uuid', 'Hi')).statusCode).toBe(400);
     expect((await send(patient.token, doctor.user.id, 42)).statusCode).toBe(400);
-    const extra = await t.request({ method: 'POST', url: '/api/message/send', token: patient.token, payload: { recipientId: doctor.user.id, content: 'Hi', senderId: admin.user.id } });
+    const extra = await t.request({
+      method: 'POST',
+      url: '/api/message/send',
+      token: patient.token,
+      payload: { recipientId: doctor.user.id, content: 'Hi', senderId: admin.user.id },
+    });
     expect(extra.statusCode).toBe(400);
     expect((await get(patient.token, '/api/message/chat/not-a-uuid')).statusCode).toBe(400);
     expect((await get(patient.token, `/api/message/chat/${doctor.user.id}?before=abc`)).statusCode).toBe(400);
@@ -121,7 +143,14 @@ describe('who may write to whom', () => {
   });
 
   it('requires a signed-in user on every route', async () => {
-    for (const [method, url] of [['GET', '/api/message/chat-list'], ['GET', `/api/message/chat/${doctor.user.id}`], ['POST', '/api/message/send'], ['POST', `/api/message/chat/${doctor.user.id}/read`], ['GET', '/api/message/users'], ['GET', '/api/message/stream']] as const) {
+    for (const [method, url] of [
+      ['GET', '/api/message/chat-list'],
+      ['GET', `/api/message/chat/${doctor.user.id}`],
+      ['POST', '/api/message/send'],
+      ['POST', `/api/message/chat/${doctor.user.id}/read`],
+      ['GET', '/api/message/users'],
+      ['GET', '/api/message/stream'],
+    ] as const) {
       const payload = method === 'POST' ? { recipientId: doctor.user.id, content: 'Hi' } : undefined;
       expect((await t.request({ method, url, ...(payload ? { payload } : {}) })).statusCode).toBe(401);
     }
@@ -140,7 +169,10 @@ describe('reading chats', () => {
     expect(theirs.json().data).toEqual([]);
     // A patient has no chat with another patient: not found, whoever that patient talks to.
     expect((await get(outsider.token, `/api/message/chat/${a.user.id}`)).statusCode).toBe(404);
-    expect((await t.request({ method: 'POST', url: `/api/message/chat/${a.user.id}/read`, token: outsider.token })).statusCode).toBe(404);
+    expect(
+      (await t.request({ method: 'POST', url: `/api/message/chat/${a.user.id}/read`, token: outsider.token }))
+        .statusCode,
+    ).toBe(404);
     expect((await chatList(outsider.token)).data).toEqual([]);
     // Another provider sees their own (empty) chat with a, never a's chat with b.
     const otherDoc = await newUser(t, 'healthProvider');
@@ -160,8 +192,27 @@ describe('reading chats', () => {
     const list = await chatList(me.token);
     expect(list.pagination).toMatchObject({ currentPage: 1, totalItems: 2, totalPages: 1 });
     expect(list.data).toEqual([
-      { id: p1.user.id, firstname: 'Test', lastname: expect.any(String), role: 'patient', lastMessage: { id: expect.any(Number), content: 'reply to p1', createAt: expect.any(String), senderId: me.user.id }, unreadCount: 2 },
-      { id: p2.user.id, firstname: 'Test', lastname: expect.any(String), role: 'patient', lastMessage: { id: expect.any(Number), content: 'p2 only', createAt: expect.any(String), senderId: p2.user.id }, unreadCount: 1 },
+      {
+        id: p1.user.id,
+        firstname: 'Test',
+        lastname: expect.any(String),
+        role: 'patient',
+        lastMessage: {
+          id: expect.any(Number),
+          content: 'reply to p1',
+          createAt: expect.any(String),
+          senderId: me.user.id,
+        },
+        unreadCount: 2,
+      },
+      {
+        id: p2.user.id,
+        firstname: 'Test',
+        lastname: expect.any(String),
+        role: 'patient',
+        lastMessage: { id: expect.any(Number), content: 'p2 only', createAt: expect.any(String), senderId: p2.user.id },
+        unreadCount: 1,
+      },
     ]);
     const p1List = await chatList(p1.token);
     expect(p1List.data).toEqual([expect.objectContaining({ id: me.user.id, unreadCount: 1, role: 'healthProvider' })]);
@@ -178,7 +229,10 @@ describe('reading chats', () => {
     await send(p2.token, me.user.id, 'three');
     const res = await t.request({ method: 'POST', url: `/api/message/chat/${p1.user.id}/read`, token: me.token });
     expect(res.statusCode).toBe(200);
-    expect(res.json()).toMatchObject({ message: MessageTexts.markedRead, data: { marked: 2, unreadCount: 0, totalUnread: 1 } });
+    expect(res.json()).toMatchObject({
+      message: MessageTexts.markedRead,
+      data: { marked: 2, unreadCount: 0, totalUnread: 1 },
+    });
     const again = await t.request({ method: 'POST', url: `/api/message/chat/${p1.user.id}/read`, token: me.token });
     expect(again.json().data).toEqual({ marked: 0, unreadCount: 0, totalUnread: 1 });
     const thread = (await get(p1.token, `/api/message/chat/${me.user.id}`)).json().data;
@@ -205,7 +259,9 @@ describe('reading chats', () => {
       const { data, cursor } = res.json();
       sizes.push(data.length);
       // Within a page: oldest to newest.
-      expect(data.map((m: { id: number }) => m.id)).toEqual([...data.map((m: { id: number }) => m.id)].sort((x: number, y: number) => x - y));
+      expect(data.map((m: { id: number }) => m.id)).toEqual(
+        [...data.map((m: { id: number }) => m.id)].sort((x: number, y: number) => x - y),
+      );
       seen.unshift(...data.map((m: { content: string }) => m.content));
       before = cursor.hasOlder ? cursor.nextBefore : null;
     } while (before !== null);
@@ -219,13 +275,23 @@ describe('finding people to write to', () => {
     const doc = await newUser(t, 'healthProvider', { firstname: 'Zebulon' });
     const res = await get(patient.token, '/api/message/users?search=zebul');
     expect(res.statusCode).toBe(200);
-    expect(res.json().data).toEqual([{ id: doc.user.id, firstname: 'Zebulon', lastname: expect.any(String), email: doc.user.email, role: 'healthProvider' }]);
+    expect(res.json().data).toEqual([
+      {
+        id: doc.user.id,
+        firstname: 'Zebulon',
+        lastname: expect.any(String),
+        email: doc.user.email,
+        role: 'healthProvider',
+      },
+    ]);
     const all = (await get(patient.token, '/api/message/users?limit=50')).json();
     const roles = new Set(all.data.map((u: { role: string }) => u.role));
     expect(roles.has('patient')).toBe(false);
     expect(roles.has('admin')).toBe(true);
     expect(all.data.some((u: { id: string }) => u.id === patient.user.id)).toBe(false);
-    const byEmail = (await get(patient.token, `/api/message/users?search=${encodeURIComponent(doctor.user.email.toUpperCase())}`)).json();
+    const byEmail = (
+      await get(patient.token, `/api/message/users?search=${encodeURIComponent(doctor.user.email.toUpperCase())}`)
+    ).json();
     expect(byEmail.data.map((u: { id: string }) => u.id)).toEqual([doctor.user.id]);
   });
 
@@ -274,14 +340,21 @@ describe('encryption at rest and logs', () => {
     }
     const dump = await sql<{ t: string }>`select string_agg(m::text, '|') as t from messages m`.execute(db);
     expect(dump.rows[0]!.t).not.toContain('Biopsy');
-    const audit = await sql<{ t: string }>`select coalesce(string_agg(a::text, '|'), '') as t from audit_logs a`.execute(db);
+    const audit = await sql<{
+      t: string;
+    }>`select coalesce(string_agg(a::text, '|'), '') as t from audit_logs a`.execute(db);
     expect(audit.rows[0]!.t).not.toContain('Biopsy');
   });
 
   it('audits a send with metadata only: action, table and message id', async () => {
     const res = await send(doctor.token, patient.user.id, 'Audited note');
     const id = String(res.json().data.id);
-    const row = await t.app.ctx.database.db.selectFrom('audit_logs').selectAll().where('action_type', '=', 'message.send').where('record_id', '=', id).executeTakeFirst();
+    const row = await t.app.ctx.database.db
+      .selectFrom('audit_logs')
+      .selectAll()
+      .where('action_type', '=', 'message.send')
+      .where('record_id', '=', id)
+      .executeTakeFirst();
     expect(row).toMatchObject({ user_id: doctor.user.id, table_name: 'messages', record_id: id, status: 'success' });
     expect(JSON.stringify(row)).not.toContain('Audited note');
   });
@@ -290,8 +363,16 @@ describe('encryption at rest and logs', () => {
     const a = (await send(doctor.token, patient.user.id, 'Row A text')).json().data.id as number;
     const b = (await send(doctor.token, patient.user.id, 'Row B text')).json().data.id as number;
     const db = t.app.ctx.database.db;
-    const rowA = await db.selectFrom('messages').select(['nonce', 'ciphertext']).where('id', '=', a).executeTakeFirstOrThrow();
-    await db.updateTable('messages').set({ nonce: rowA.nonce, ciphertext: rowA.ciphertext }).where('id', '=', b).execute();
+    const rowA = await db
+      .selectFrom('messages')
+      .select(['nonce', 'ciphertext'])
+      .where('id', '=', a)
+      .executeTakeFirstOrThrow();
+    await db
+      .updateTable('messages')
+      .set({ nonce: rowA.nonce, ciphertext: rowA.ciphertext })
+      .where('id', '=', b)
+      .execute();
     const enc = t.app.ctx.services.messages;
     await expect(enc.messagesAfter({ userId: doctor.user.id } as never, b - 1, 1)).rejects.toThrow();
     await db.deleteFrom('conversations').where('last_message_id', '=', b).execute();
@@ -337,7 +418,12 @@ describe('live delivery over Server-Sent Events', () => {
     await senderTab.next((e) => e.event === 'message' && JSON.parse(e.data).id === id);
     await t.request({ method: 'POST', url: `/api/message/chat/${doctor.user.id}/read`, token: me.token });
     const read = await senderTab.next((e) => e.event === 'read' && JSON.parse(e.data).readerId === me.user.id);
-    expect(JSON.parse(read.data)).toEqual({ readerId: me.user.id, senderId: doctor.user.id, upToId: id, readAt: expect.any(String) });
+    expect(JSON.parse(read.data)).toEqual({
+      readerId: me.user.id,
+      senderId: doctor.user.id,
+      upToId: id,
+      readAt: expect.any(String),
+    });
     expect(read.id).toBeNull();
   });
 
@@ -349,7 +435,8 @@ describe('live delivery over Server-Sent Events', () => {
     const seen = await first.next((e) => e.event === 'message');
     first.close();
     const missed: number[] = [];
-    for (const text of ['missed 1', 'missed 2', 'missed 3']) missed.push((await send(doctor.token, me.user.id, text)).json().data.id);
+    for (const text of ['missed 1', 'missed 2', 'missed 3'])
+      missed.push((await send(doctor.token, me.user.id, text)).json().data.id);
 
     const again = await open(me.token, { 'last-event-id': seen.id! });
     await again.next((e) => e.event === 'message' && JSON.parse(e.data).id === missed[2]);
@@ -360,7 +447,10 @@ describe('live delivery over Server-Sent Events', () => {
 
     const viaQuery = await open(me.token, {}, `?since=${missed[1]}`);
     await viaQuery.next((e) => e.event === 'message' && JSON.parse(e.data).id === live);
-    expect(viaQuery.events.filter((e) => e.event === 'message').map((e) => JSON.parse(e.data).content)).toEqual(['missed 3', 'live after reconnect']);
+    expect(viaQuery.events.filter((e) => e.event === 'message').map((e) => JSON.parse(e.data).content)).toEqual([
+      'missed 3',
+      'live after reconnect',
+    ]);
   });
 
   it('starts a fresh stream at the newest message and names it in the ready event', async () => {
@@ -372,7 +462,9 @@ describe('live delivery over Server-Sent Events', () => {
     expect(JSON.parse(ready.data)).toEqual({ lastEventId: old });
     await send(doctor.token, me.user.id, 'after');
     await stream.next((e) => e.event === 'message');
-    expect(stream.events.filter((e) => e.event === 'message').map((e) => JSON.parse(e.data).content)).toEqual(['after']);
+    expect(stream.events.filter((e) => e.event === 'message').map((e) => JSON.parse(e.data).content)).toEqual([
+      'after',
+    ]);
   });
 
   it('ends the stream when its session is revoked by logout', async () => {

@@ -43,9 +43,16 @@ export function parseSseChunk(buffer: string): { events: Omit<SseEvent, 'at'>[];
   return { events, rest };
 }
 
-export async function openSse(url: string, token: string, headers: Record<string, string> = {}): Promise<SseConnection> {
+export async function openSse(
+  url: string,
+  token: string,
+  headers: Record<string, string> = {},
+): Promise<SseConnection> {
   const controller = new AbortController();
-  const res = await fetch(url, { headers: { authorization: `Bearer ${token}`, accept: 'text/event-stream', ...headers }, signal: controller.signal });
+  const res = await fetch(url, {
+    headers: { authorization: `Bearer ${token}`, accept: 'text/event-stream', ...headers },
+    signal: controller.signal,
+  });
   const events: SseEvent[] = [];
   const waiters: Array<() => void> = [];
   let endedResolve: () => void = () => {};
