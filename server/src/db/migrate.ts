@@ -19,9 +19,17 @@ const migrations: Record<string, Migration> = {
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };
 
+/** Names of every known migration, oldest first (the last one is the latest schema version). */
+export const migrationNames: readonly string[] = Object.keys(migrations).sort();
+
 export async function migrateToLatest(db: Db): Promise<void> {
+  await migrateTo(db, null);
+}
+
+/** Migrates up to and including `name` (null: the latest); a restore loads rows at the backup's version. */
+export async function migrateTo(db: Db, name: string | null): Promise<void> {
   const migrator = new Migrator({ db, provider });
-  const { error, results } = await migrator.migrateToLatest();
+  const { error, results } = await (name === null ? migrator.migrateToLatest() : migrator.migrateTo(name));
   const failed = results?.find((r) => r.status === 'Error');
   if (error || failed) {
     throw new Error(`Migration ${failed?.migrationName ?? ''} failed: ${String(error)}`, { cause: error });
