@@ -55,6 +55,10 @@ export async function openDatabase(target: Config['database']): Promise<Database
   });
   // A dropped server connection must not crash the process; requests answer 503 meanwhile.
   pool.on('error', () => {});
+  // pg-pool listens for errors only on idle clients: a checked-out client whose connection drops
+  // (database restart, network cut) would emit an unhandled 'error' and kill the process. Its query
+  // still fails (the request answers 503) and the pool discards the broken client on release.
+  pool.on('connect', (client) => client.on('error', () => {}));
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   return { db, kind: 'postgres', close: () => db.destroy() };
 }

@@ -18,7 +18,7 @@ import { IntegrityError } from '../../crypto/envelope.ts';
 import { type PasswordHasher, generateCode } from '../../crypto/passwords.ts';
 import type { Db } from '../../db/db.ts';
 import type { ShareRow } from '../../db/schema.ts';
-import { AppError, badRequest, forbidden, notFound, tooLarge, unsupportedType } from '../../errors.ts';
+import { AppError, badRequest, forbidden, notFound, tooLarge, unavailable, unsupportedType } from '../../errors.ts';
 import { paginationOf } from '../../http/envelope.ts';
 import type { Mailer } from '../../mail/mailer.ts';
 import { imageSharedMail } from '../../mail/templates.ts';
@@ -107,7 +107,14 @@ function dicomItem(image: ImageWithPeople, content: boolean): DicomItem {
 export function createImagesService(deps: Deps) {
   const { db, store, hasher, mailer, audit, settings, log, publicUrl } = deps;
   const repo = createImagesRepository(db);
-  const thumbnails = createThumbnailer({ repo, store, log, renderDicom: deps.dicom?.render });
+  let uploadsInFlight = 0;
+  const thumbnails = createThumbnailer({
+    repo,
+    store,
+    log,
+    renderDicom: deps.dicom?.render,
+    deferWhile: () => uploadsInFlight > 0,
+  });
   const background = new Set<Promise<unknown>>();
   const track = (p: Promise<unknown>) => {
     const t = p
@@ -222,7 +229,14 @@ export function createImagesService(deps: Deps) {
       stored = await store.put(key, inspected());
     } catch (err) {
       await drain(part.stream);
-      throw err;
+      // Our own refusals (type, size) pass as they are; a store that cannot write (disk full,
+      // read-only, bucket unreachable) is an outage the client may retry, not a 500.
+      if (err instanceof AppError || (err as { statusCode?: number }).statusCode !== undefined) throw err;
+      log.error(
+        { err: { message: (err as Error).message, code: (err as { code?: string }).code } },
+        'blob write failed',
+      );
+      throw unavailable('The file could not be stored right now. Please try again shortly.');
     }
     const detected = type as unknown as ImageContentType;
     let dicomColumns: DicomColumns | null = null;
@@ -275,119 +289,124 @@ export function createImagesService(deps: Deps) {
   return {
     async upload(actor: Actor, openParts: OpenParts, ip: string | null): Promise<Image> {
       if (!actor.permissions.has('image:upload')) throw forbidden();
-      const { maxUploadMb } = await settings.effective();
-      const maxBytes = maxUploadMb * 1024 * 1024;
-      const imageId = randomUUID();
-      // The patient's code is hashed as soon as a patient is named, while the file streams (argon2 runs off the event loop).
-      const code = generateCode();
-      let codeHash: Promise<string> | null = null;
-      const startHash = () => {
-        codeHash ??= hasher.hash(code);
-        codeHash.catch(() => undefined);
-        return codeHash;
-      };
-      const fields = new Map<string, { value: string; truncated: boolean }>();
-      let file: (Awaited<ReturnType<typeof storeFile>> & { filename: string }) | null = null;
+      uploadsInFlight++;
       try {
-        // Busboy stops a file at max + 1 bytes, so an oversized upload is refused without reading it all.
-        for await (const part of openParts({ fileBytes: maxBytes + 1 })) {
-          if (part.kind === 'field') {
-            fields.set(part.name, { value: part.value, truncated: part.truncated });
-            if (part.name === 'patientId' && part.value.trim()) startHash();
-          } else if (part.fieldname !== 'file' || file || part.filename === '') {
-            await drain(part.stream);
-          } else {
-            file = { ...(await storeFile(part, imageId, maxBytes, maxUploadMb)), filename: part.filename };
+        const { maxUploadMb } = await settings.effective();
+        const maxBytes = maxUploadMb * 1024 * 1024;
+        const imageId = randomUUID();
+        // The patient's code is hashed as soon as a patient is named, while the file streams (argon2 runs off the event loop).
+        const code = generateCode();
+        let codeHash: Promise<string> | null = null;
+        const startHash = () => {
+          codeHash ??= hasher.hash(code);
+          codeHash.catch(() => undefined);
+          return codeHash;
+        };
+        const fields = new Map<string, { value: string; truncated: boolean }>();
+        let file: (Awaited<ReturnType<typeof storeFile>> & { filename: string }) | null = null;
+        try {
+          // Busboy stops a file at max + 1 bytes, so an oversized upload is refused without reading it all.
+          for await (const part of openParts({ fileBytes: maxBytes + 1 })) {
+            if (part.kind === 'field') {
+              fields.set(part.name, { value: part.value, truncated: part.truncated });
+              if (part.name === 'patientId' && part.value.trim()) startHash();
+            } else if (part.fieldname !== 'file' || file || part.filename === '') {
+              await drain(part.stream);
+            } else {
+              file = { ...(await storeFile(part, imageId, maxBytes, maxUploadMb)), filename: part.filename };
+            }
           }
-        }
-        if (!file) throw badRequest(ImageMessages.noFile, [{ field: 'file', message: ImageMessages.noFile }]);
-        const caption = (fields.get('caption')?.value ?? '').trim();
-        if (!caption)
-          throw badRequest(ImageMessages.noCaption, [{ field: 'caption', message: ImageMessages.noCaption }]);
-        if (caption.length > MAX_CAPTION_LENGTH || fields.get('caption')?.truncated) {
-          const message = `The caption may have at most ${MAX_CAPTION_LENGTH} characters.`;
-          throw badRequest(message, [{ field: 'caption', message }]);
-        }
-        const patientId = (fields.get('patientId')?.value ?? '').trim();
-        const patient = patientId ? (UUID.test(patientId) ? await repo.findUser(patientId) : undefined) : null;
-        if (patient !== null && (!patient || patient.role !== 'patient' || !patient.active)) {
-          throw badRequest(ImageMessages.unknownPatient, [
-            { field: 'patientId', message: ImageMessages.unknownPatient },
-          ]);
-        }
-        const stored = file;
-        const shareId = randomUUID();
-        const hashed = patient ? await startHash() : null;
-        // Blob first (durable above), row second: a crash between the two leaves only an orphan blob for the sweeper.
-        await db.transaction().execute(async (trx) => {
-          const r = createImagesRepository(trx);
-          await r.insertImage({
-            id: imageId,
-            uploader_id: actor.userId,
-            patient_id: patient?.id ?? null,
-            caption,
-            content_type: stored.type,
-            original_name: stored.filename.split(/[\\/]/).pop()!.slice(0, 255),
-            size_bytes: stored.size,
-            sha256: stored.sha256,
-            storage_key: imageId,
-            wrapped_key: stored.stored.wrappedKey,
-            key_id: stored.stored.keyId,
-            enc_format: stored.stored.format,
-            thumbnail_status: wantsThumbnail(stored) ? 'pending' : 'none',
-            ...(stored.dicomColumns ?? {}),
-          });
-          if (patient && hashed) {
-            await r.insertShare({
-              id: shareId,
-              image_id: imageId,
-              created_by: actor.userId,
-              created_for: patient.id,
-              code_hash: hashed,
-              expires_at: null,
-              is_patient_share: true,
+          if (!file) throw badRequest(ImageMessages.noFile, [{ field: 'file', message: ImageMessages.noFile }]);
+          const caption = (fields.get('caption')?.value ?? '').trim();
+          if (!caption)
+            throw badRequest(ImageMessages.noCaption, [{ field: 'caption', message: ImageMessages.noCaption }]);
+          if (caption.length > MAX_CAPTION_LENGTH || fields.get('caption')?.truncated) {
+            const message = `The caption may have at most ${MAX_CAPTION_LENGTH} characters.`;
+            throw badRequest(message, [{ field: 'caption', message }]);
+          }
+          const patientId = (fields.get('patientId')?.value ?? '').trim();
+          const patient = patientId ? (UUID.test(patientId) ? await repo.findUser(patientId) : undefined) : null;
+          if (patient !== null && (!patient || patient.role !== 'patient' || !patient.active)) {
+            throw badRequest(ImageMessages.unknownPatient, [
+              { field: 'patientId', message: ImageMessages.unknownPatient },
+            ]);
+          }
+          const stored = file;
+          const shareId = randomUUID();
+          const hashed = patient ? await startHash() : null;
+          // Blob first (durable above), row second: a crash between the two leaves only an orphan blob for the sweeper.
+          await db.transaction().execute(async (trx) => {
+            const r = createImagesRepository(trx);
+            await r.insertImage({
+              id: imageId,
+              uploader_id: actor.userId,
+              patient_id: patient?.id ?? null,
+              caption,
+              content_type: stored.type,
+              original_name: stored.filename.split(/[\\/]/).pop()!.slice(0, 255),
+              size_bytes: stored.size,
+              sha256: stored.sha256,
+              storage_key: imageId,
+              wrapped_key: stored.stored.wrappedKey,
+              key_id: stored.stored.keyId,
+              enc_format: stored.stored.format,
+              thumbnail_status: wantsThumbnail(stored) ? 'pending' : 'none',
+              ...(stored.dicomColumns ?? {}),
             });
-          }
-        });
-        if (wantsThumbnail(stored)) thumbnails.enqueue(imageId);
-        await audit.record({
-          userId: actor.userId,
-          action: 'image.upload',
-          table: 'images',
-          recordId: imageId,
-          ip,
-          reason: `type=${stored.type} bytes=${stored.size}`,
-        });
-        if (patient) {
-          await audit.record({
-            userId: actor.userId,
-            action: 'share.create',
-            table: 'shares',
-            recordId: shareId,
-            ip,
-            reason: `image=${imageId} patient share`,
+            if (patient && hashed) {
+              await r.insertShare({
+                id: shareId,
+                image_id: imageId,
+                created_by: actor.userId,
+                created_for: patient.id,
+                code_hash: hashed,
+                expires_at: null,
+                is_patient_share: true,
+              });
+            }
           });
-          const who = await repo.contactOf(patient.id);
-          const by = await repo.findUser(actor.userId);
-          // The upload stands if the mail cannot go out now; the uploader can revoke and share again.
-          track(mailShare(who, by ? `${by.firstname} ${by.lastname}` : 'Your provider', shareId, code, null));
-        }
-        const image = (await repo.getLive(imageId))!;
-        return present(actor, image, null, image.created_at);
-      } catch (err) {
-        if (file) await store.storage.delete(imageId).catch(() => undefined);
-        if (err instanceof AppError) {
-          await audit.recordQuietly({
+          if (wantsThumbnail(stored)) thumbnails.enqueue(imageId);
+          await audit.record({
             userId: actor.userId,
             action: 'image.upload',
             table: 'images',
-            recordId: null,
+            recordId: imageId,
             ip,
-            status: 'failure',
-            reason: err.code,
+            reason: `type=${stored.type} bytes=${stored.size}`,
           });
+          if (patient) {
+            await audit.record({
+              userId: actor.userId,
+              action: 'share.create',
+              table: 'shares',
+              recordId: shareId,
+              ip,
+              reason: `image=${imageId} patient share`,
+            });
+            const who = await repo.contactOf(patient.id);
+            const by = await repo.findUser(actor.userId);
+            // The upload stands if the mail cannot go out now; the uploader can revoke and share again.
+            track(mailShare(who, by ? `${by.firstname} ${by.lastname}` : 'Your provider', shareId, code, null));
+          }
+          const image = (await repo.getLive(imageId))!;
+          return present(actor, image, null, image.created_at);
+        } catch (err) {
+          if (file) await store.storage.delete(imageId).catch(() => undefined);
+          if (err instanceof AppError) {
+            await audit.recordQuietly({
+              userId: actor.userId,
+              action: 'image.upload',
+              table: 'images',
+              recordId: null,
+              ip,
+              status: 'failure',
+              reason: err.code,
+            });
+          }
+          throw err;
         }
-        throw err;
+      } finally {
+        uploadsInFlight--;
       }
     },
 
