@@ -95,8 +95,11 @@ export function outboxReader(dataDir: string) {
   const dir = join(dataDir, 'outbox');
   const seen = new Set<string>();
   const codes = new Map<string, string[]>();
-  const scan = () => {
-    if (!existsSync(dir)) return;
+  let lastScan = 0;
+  // Many waiting clients share one directory listing every few milliseconds (benchmarks).
+  const scan = (force = false) => {
+    if ((!force && Date.now() - lastScan < 10) || !existsSync(dir)) return;
+    lastScan = Date.now();
     for (const name of readdirSync(dir)) {
       if (seen.has(name)) continue;
       let text: string;
@@ -118,7 +121,7 @@ export function outboxReader(dataDir: string) {
   return {
     /** How many codes this address has received so far. */
     count(email: string): number {
-      scan();
+      scan(true);
       return codes.get(email.toLowerCase())?.length ?? 0;
     },
     /** The code of the mail after the first `after` mails to this address. */
