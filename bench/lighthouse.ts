@@ -1,0 +1,228 @@
+/**
+ * Lighthouse performance and accessibility scores of the built app, served by the real server
+ * (PGlite, outbox mail) in a child process, measured in Debian's Chromium driven by puppeteer-core
+ * over a pipe (no debugging port). Pages: the landing page, /login, and View Images signed in as a
+ * provider with six uploaded JPEGs (the session is put where the web app's redux-persist keeps it).
+ * Each page × preset is measured `--runs` times in a fresh browser context; medians are printed.
+ *
+ * Run: `npm run build -w web && npm run bench:lighthouse -- [--runs 3] [--presets mobile,desktop]
+ *       [--pages landing,login,view-images] [--out DIR]`
+ * Env: WEB_DIST (default web/dist), BENCH_PORT (default 8192), CHROMIUM_PATH (default /usr/bin/chromium).
+ * Not part of npm test.
+ */
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import lighthouse, { type Config, type Flags, type Result, desktopConfig } from 'lighthouse';
+import puppeteer, { type Browser } from 'puppeteer-core';
+import { ROOT, outboxReader, signInOverHttp, startServer } from '../server/test/spawned-server.ts';
+
+const { values: opts } = parseArgs({
+  options: {
+    runs: { type: 'string', default: '3' },
+    presets: { type: 'string', default: 'mobile,desktop' },
+    pages: { type: 'string', default: 'landing,login,view-images' },
+    out: { type: 'string' },
+  },
+});
+const RUNS = Number(opts.runs);
+const PRESETS = opts.presets.split(',') as ('mobile' | 'desktop')[];
+const PAGE_NAMES = opts.pages.split(',');
+const WEB_DIST = process.env.WEB_DIST ?? join(ROOT, 'web/dist');
+const PORT = Number(process.env.BENCH_PORT ?? 8192);
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const ADMIN = { email: 'lighthouse-admin@bench.medshare', password: 'Lighthouse-admin-passphrase-1' };
+const PHOTO = readFileSync(join(ROOT, 'server/test/fixtures/other/photo_hopper_portrait.jpg'));
+
+if (!existsSync(join(WEB_DIST, 'index.html'))) {
+  console.error(`No built web app at ${WEB_DIST}: run 'npm run build -w web' (or set WEB_DIST).`);
+  process.exit(2);
+}
+if (!Number.isInteger(RUNS) || RUNS < 1) throw new Error('--runs must be a positive integer');
+
+const dataDir = mkdtempSync(join(tmpdir(), 'medshare-lighthouse-'));
+const outDir = opts.out ?? join(tmpdir(), 'medshare-lighthouse-reports');
+mkdirSync(outDir, { recursive: true });
+
+async function post(base: string, path: string, body: unknown, token?: string) {
+  const isForm = body instanceof FormData;
+  const res = await fetch(`${base}/api${path}`, {
+    method: 'POST',
+    headers: {
+      ...(isForm ? {} : { 'content-type': 'application/json' }),
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+    },
+    body: isForm ? body : JSON.stringify(body),
+  });
+  const json = (await res.json()) as { data?: { user?: { id: string } } };
+  if (!res.ok) throw new Error(`POST ${path}: ${res.status} ${JSON.stringify(json)}`);
+  return json;
+}
+
+/** A provider with six uploaded images (thumbnails made) and a patient: the View Images page has content. */
+async function seed(base: string, outbox: ReturnType<typeof outboxReader>) {
+  const provider = {
+    role: 'healthProvider',
+    email: 'dr.lighthouse@example.org',
+    username: 'drlighthouse',
+    password: 'Lighthouse-provider-passphrase',
+    firstname: 'Sana',
+    lastname: 'Lighthouse',
+  };
+  const patient = {
+    ...provider,
+    role: 'patient',
+    email: 'pat.lighthouse@example.org',
+    username: 'patlighthouse',
+    firstname: 'Amina',
+    lastname: 'Khan',
+  };
+  const providerId = (await post(base, '/auth/register', provider)).data!.user!.id;
+  const patientId = (await post(base, '/auth/register', patient)).data!.user!.id;
+  const admin = await signInOverHttp(base, outbox, ADMIN.email, ADMIN.password);
+  const toggle = await fetch(`${base}/api/users/toggleUserStatus/${providerId}`, {
+    method: 'PUT',
+    headers: { authorization: `Bearer ${admin.token}` },
+  });
+  if (!toggle.ok) throw new Error(`approve: ${toggle.status}`);
+  const session = await signInOverHttp(base, outbox, provider.email, provider.password);
+  for (let i = 1; i <= 6; i++) {
+    const form = new FormData();
+    form.append('caption', `Chest X-ray ${i}`);
+    form.append('patientId', patientId);
+    form.append('file', new Blob([PHOTO], { type: 'image/jpeg' }), `xray-${i}.jpg`);
+    await post(base, '/upload/image', form, session.token);
+  }
+  // Thumbnails are made after the upload answers; measure the page as a person would see it later.
+  for (const deadline = Date.now() + 60_000; ;) {
+    const res = await fetch(`${base}/api/upload/my-images`, { headers: { authorization: `Bearer ${session.token}` } });
+    const list = ((await res.json()) as { data: { thumbnailStatus: string }[] }).data;
+    if (list.length === 6 && list.every((i) => i.thumbnailStatus !== 'pending')) break;
+    if (Date.now() > deadline) throw new Error('thumbnails not ready after 60 s');
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  const me = await fetch(`${base}/api/users/profile`, { headers: { authorization: `Bearer ${session.token}` } });
+  const user = ((await me.json()) as { data: unknown }).data;
+  return { token: session.token, user };
+}
+
+type Page = { name: string; path: string; signedIn: boolean };
+const PAGES: Page[] = [
+  { name: 'landing', path: '/', signedIn: false },
+  { name: 'login', path: '/login', signedIn: false },
+  { name: 'view-images', path: '/view-images', signedIn: true },
+].filter((p) => PAGE_NAMES.includes(p.name));
+
+type Scores = { performance: number; accessibility: number; lcpMs: number; tbtMs: number; cls: number };
+
+async function measure(
+  browser: Browser,
+  base: string,
+  page: Page,
+  preset: 'mobile' | 'desktop',
+  session: { token: string; user: unknown },
+  run: number,
+): Promise<Scores> {
+  // A fresh context per run: empty cache and storage, as a first visit.
+  const context = await browser.createBrowserContext();
+  try {
+    const tab = await context.newPage();
+    const flags: Flags = { logLevel: 'error', output: 'json', onlyCategories: ['performance', 'accessibility'] };
+    if (page.signedIn) {
+      // The web app rehydrates its session from redux-persist's `persist:root` (web/src/lib/store.ts):
+      // each whitelisted slice is a JSON string inside the JSON object. Set it from a JSON route so
+      // that no app asset lands in the cache before the measured load, and keep Lighthouse from
+      // wiping storage (the context is new, so the cache is still cold).
+      await tab.goto(`${base}/api/health`);
+      const persisted = JSON.stringify({
+        session: JSON.stringify(session),
+        _persist: JSON.stringify({ version: -1, rehydrated: true }),
+      });
+      await tab.evaluate((value) => localStorage.setItem('persist:root', value), persisted);
+      flags.disableStorageReset = true;
+    }
+    const config: Config | undefined = preset === 'desktop' ? desktopConfig : undefined;
+    const result = await lighthouse(`${base}${page.path}`, flags, config, tab);
+    if (!result) throw new Error('lighthouse returned nothing');
+    const lhr: Result = result.lhr;
+    if (lhr.runtimeError) throw new Error(`${lhr.runtimeError.code}: ${lhr.runtimeError.message}`);
+    if (page.signedIn && !lhr.finalDisplayedUrl.endsWith(page.path)) {
+      throw new Error(`signed-in page ended at ${lhr.finalDisplayedUrl}: the injected session was not taken`);
+    }
+    writeFileSync(join(outDir, `${page.name}-${preset}-${run}.json`), JSON.stringify(lhr));
+    return {
+      performance: Math.round((lhr.categories.performance?.score ?? 0) * 100),
+      accessibility: Math.round((lhr.categories.accessibility?.score ?? 0) * 100),
+      lcpMs: lhr.audits['largest-contentful-paint']?.numericValue ?? NaN,
+      tbtMs: lhr.audits['total-blocking-time']?.numericValue ?? NaN,
+      cls: lhr.audits['cumulative-layout-shift']?.numericValue ?? NaN,
+    };
+  } finally {
+    await context.close();
+  }
+}
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = Math.floor(s.length / 2);
+  return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
+};
+
+/** The audits that cost the most on the last run of a page: what to fix first. */
+function topFindings(file: string): string[] {
+  const lhr = JSON.parse(readFileSync(file, 'utf8')) as Result;
+  return Object.values(lhr.audits)
+    .filter((a) => a.score !== null && a.score < 0.9 && a.scoreDisplayMode !== 'informative')
+    .filter((a) => a.scoreDisplayMode !== 'notApplicable' && a.scoreDisplayMode !== 'manual')
+    .slice(0, 8)
+    .map((a) => `${a.id}${a.displayValue ? ` (${a.displayValue})` : ''}`);
+}
+
+const server = await startServer({
+  dataDir,
+  admin: ADMIN,
+  port: PORT,
+  env: { WEB_DIST, PUBLIC_URL: `http://127.0.0.1:${PORT}` },
+});
+const browser = await puppeteer.launch({
+  executablePath: CHROMIUM,
+  headless: true,
+  pipe: true,
+  args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--no-first-run', '--disable-sync'],
+});
+try {
+  const session = await seed(server.base, outboxReader(dataDir));
+  const rows: string[] = [];
+  const lhVersion = (
+    JSON.parse(readFileSync(join(ROOT, 'node_modules/lighthouse/package.json'), 'utf8')) as { version: string }
+  ).version;
+  console.log(
+    `Lighthouse ${lhVersion}, ${await browser.version()}, ${cpus().length} CPUs, load ${loadavg()[0]!.toFixed(1)}`,
+  );
+  for (const page of PAGES) {
+    for (const preset of PRESETS) {
+      const runs: Scores[] = [];
+      for (let run = 1; run <= RUNS; run++) runs.push(await measure(browser, server.base, page, preset, session, run));
+      const perf = runs.map((r) => r.performance);
+      const a11y = runs.map((r) => r.accessibility);
+      const row =
+        `| ${page.path} | ${preset} | **${median(perf)}** (${perf.join(', ')}) | **${median(a11y)}** (${a11y.join(', ')}) ` +
+        `| ${Math.round(median(runs.map((r) => r.lcpMs)))} ms | ${Math.round(median(runs.map((r) => r.tbtMs)))} ms ` +
+        `| ${median(runs.map((r) => r.cls)).toFixed(3)} |`;
+      rows.push(row);
+      console.log(row);
+      console.log(
+        `    below 0.9: ${topFindings(join(outDir, `${page.name}-${preset}-${RUNS}.json`)).join(', ') || 'none'}`,
+      );
+    }
+  }
+  console.log('\n| page | preset | performance, median (runs) | accessibility, median (runs) | LCP | TBT | CLS |');
+  console.log('|---|---|---|---|---:|---:|---:|');
+  for (const row of rows) console.log(row);
+  console.log(`\nFull reports (Lighthouse JSON): ${outDir}; load average at the end ${loadavg()[0]!.toFixed(1)}`);
+} finally {
+  await browser.close();
+  await server.stop('SIGTERM');
+  rmSync(dataDir, { recursive: true, force: true });
+}
