@@ -18,6 +18,7 @@ COPY e2e/package.json e2e/
 # Install scripts are not needed: native parts (esbuild, rollup, sharp) come as prebuilt
 # optional packages; skipping them also skips the root `node` devDependency's binary download.
 RUN npm ci -w web --include-workspace-root=false --ignore-scripts --no-audit --no-fund
+COPY tsconfig.base.json ./
 COPY contracts/ contracts/
 COPY web/ web/
 RUN npm run build -w web

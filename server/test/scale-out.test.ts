@@ -160,6 +160,13 @@ describe.skipIf(skip !== null)(`scale-out behind nginx${skip ? ` (skipped: ${ski
     }
   });
 
+  it('keeps /metrics off the public side of nginx while each instance serves its own', async () => {
+    expect((await fetch(`${cluster.url}/metrics`)).status).toBe(404);
+    const direct = await fetch(`${app(1)}/metrics`);
+    expect(direct.status).toBe(200);
+    expect(await direct.text()).toContain('medshare_http_request_duration_seconds');
+  });
+
   it('shares the sign-in rate limit between instances', async () => {
     const ip = '203.0.113.77';
     const statuses: number[] = [];
