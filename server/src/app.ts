@@ -20,6 +20,7 @@ import type { Config } from './config.ts';
 import { tooManyRequests } from './errors.ts';
 import { registerErrorHandler } from './http/error-handler.ts';
 import { loggerOptions } from './http/logger.ts';
+import { refuseNulCharacters } from './http/no-nul.ts';
 import { registerMetrics } from './http/metrics.ts';
 import { authRoutes } from './modules/auth/auth.routes.ts';
 import { analysisRoutes } from './modules/analysis/analysis.routes.ts';
@@ -60,6 +61,7 @@ export async function buildApp(config: Config, options: { logStream?: Writable }
   app.addHook('onClose', async () => ctx.close());
 
   registerErrorHandler(app);
+  refuseNulCharacters(app);
 
   await app.register(helmet, {
     enableCSPNonces: true,
