@@ -119,7 +119,9 @@ export function createDicomPool({
     slot.worker.on('message', onMessage);
     slot.worker.on('error', onError);
     slot.worker.on('exit', onExit);
-    slot.worker.postMessage(request);
+    // The engine hands over fresh copies: moved, not cloned again, into the worker.
+    const transfer = Object.values(request).filter((v): v is ArrayBuffer => v instanceof ArrayBuffer);
+    slot.worker.postMessage(request, transfer);
   }
 
   return {

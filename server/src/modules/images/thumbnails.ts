@@ -9,6 +9,10 @@ export const THUMBNAIL_TYPE = 'image/webp';
 /** Keys of derived objects: the image's key plus a suffix, so one prefix holds an image's blobs. */
 export const thumbnailKey = (storageKey: string) => `${storageKey}-thumb`;
 
+/** Longest a thumbnail waits for uploads in flight to finish before it is made anyway. */
+export const THUMBNAIL_MAX_DEFER_MS = 1_000;
+const DEFER_POLL_MS = 20;
+
 /**
  * Makes JPEG/PNG/DICOM thumbnails after the upload's row is committed, one at a time in the background
  * (see docs/decisions.md). A crash leaves the row 'pending'; resumePending picks it up again.
@@ -18,12 +22,19 @@ export function createThumbnailer({
   store,
   log,
   renderDicom,
+  deferWhile = () => false,
 }: {
   repo: ImagesRepository;
   store: EncryptedStore;
   log: Logger;
   /** First frame of a DICOM object as RGBA (runs in the DICOM worker, time-limited). */
   renderDicom?: ((bytes: Uint8Array) => Promise<{ width: number; height: number; pixels: Uint8Array }>) | undefined;
+  /**
+   * True while uploads are in flight. Rendering (20+ ms of CPU per DICOM image, in the one DICOM
+   * worker the uploads' inspections also need) then waits, up to THUMBNAIL_MAX_DEFER_MS per
+   * thumbnail, so that a burst of uploads is not slowed by work nobody waits for.
+   */
+  deferWhile?: () => boolean;
 }) {
   const queue: string[] = [];
   let running: Promise<void> | null = null;
@@ -73,6 +84,9 @@ export function createThumbnailer({
 
   async function run() {
     while (queue.length) {
+      const since = Date.now();
+      while (deferWhile() && Date.now() - since < THUMBNAIL_MAX_DEFER_MS)
+        await new Promise((r) => setTimeout(r, DEFER_POLL_MS));
       const id = queue.shift()!;
       await make(id).catch((err: unknown) =>
         log.error({ imageId: id, problem: (err as Error).message }, 'thumbnail job failed'),
