@@ -3,16 +3,17 @@
  * one Redis and one S3-compatible store (s3rver), behind nginx. What a real scale-out deployment
  * looks like, small enough to run on a laptop and in a test (server/test/scale-out.test.ts).
  *
- *   node scripts/scale-out.ts [--instances 3] [--database-url postgres://…/medshare_scaleout]
+ *   npm run scale-out -- [--instances 3] [--database-url postgres://…/medshare_scaleout]
  *                             [--redis-url redis://127.0.0.1:6379] [--port 8400] [--keep]
  *
  * Every port is taken from 8400–8499. nginx runs as a child process with its own config file in a
  * temporary directory (never the system service); Ctrl-C stops everything and removes that
- * directory (unless --keep). Needs Node 24, PostgreSQL, Redis and Debian's nginx (`apt-get install nginx`).
+ * directory (unless --keep); the secrets and S3 objects stay in data/scale-out/<database>/ with the
+ * database they belong to. Needs Node 24, PostgreSQL, Redis and Debian's nginx (`apt-get install nginx`).
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -47,8 +48,13 @@ export interface ClusterOptions {
   env?: Record<string, string>;
   /** Receives every line the instances, nginx and the cluster print; default: kept in memory only. */
   log?: (source: string, line: string) => void;
-  /** Keep the temporary directory on stop (logs, nginx config, s3rver files). */
+  /** Keep the temporary directory on stop (instance DATA_DIRs, nginx config). */
   keep?: boolean;
+  /**
+   * Where the secrets and the S3 objects outlive a run (they belong with the database, which
+   * outlives it too). Without it both are temporary: right for a fresh database per run (tests).
+   */
+  stateDir?: string;
 }
 
 export interface Instance {
@@ -175,8 +181,8 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
     const url = `http://127.0.0.1:${nginxPort}`;
 
     const bucket = 'medshare';
-    const s3dir = join(dir, 's3');
-    mkdirSync(s3dir);
+    const s3dir = join(options.stateDir ?? dir, 's3');
+    mkdirSync(s3dir, { recursive: true, mode: 0o700 });
     const s3 = new S3rver({
       port: s3Port,
       address: '127.0.0.1',
@@ -190,10 +196,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
     log('cluster', `s3rver on ${s3endpoint}, bucket ${bucket}`);
 
     // One deployment: every instance shares these secrets; nothing else is shared on disk.
-    const secrets = {
-      MASTER_KEY: randomBytes(32).toString('base64'),
-      JWT_SECRET: randomBytes(48).toString('base64url'),
-    };
+    const secrets = deploymentSecrets(options.stateDir);
     const webDist = join(ROOT, 'web/dist');
     const instances: Instance[] = appPorts.map((port, i) => {
       const name = `app${i + 1}`;
@@ -293,6 +296,23 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
   }
 }
 
+/** MASTER_KEY and JWT_SECRET: the environment's, else generated once into stateDir (0600), else fresh. */
+function deploymentSecrets(stateDir: string | undefined): { MASTER_KEY: string; JWT_SECRET: string } {
+  let generated = { MASTER_KEY: randomBytes(32).toString('base64'), JWT_SECRET: randomBytes(48).toString('base64url') };
+  if (stateDir) {
+    const file = join(stateDir, 'secrets.json');
+    if (existsSync(file)) generated = JSON.parse(readFileSync(file, 'utf8')) as typeof generated;
+    else {
+      mkdirSync(stateDir, { recursive: true, mode: 0o700 });
+      writeFileSync(file, JSON.stringify(generated) + '\n', { mode: 0o600, flag: 'wx' });
+    }
+  }
+  return {
+    MASTER_KEY: process.env.MASTER_KEY ?? generated.MASTER_KEY,
+    JWT_SECRET: process.env.JWT_SECRET ?? generated.JWT_SECRET,
+  };
+}
+
 /** Creates the database if it does not exist yet (the instances migrate it on start). */
 export async function ensureDatabase(databaseUrl: string): Promise<void> {
   const target = new URL(databaseUrl);
@@ -325,6 +345,8 @@ async function main() {
   });
   const databaseUrl = values['database-url'];
   await ensureDatabase(databaseUrl);
+  // The database outlives a run, so its key, token secret and blobs must too (data/ is git-ignored).
+  const stateDir = join(ROOT, 'data/scale-out', new URL(databaseUrl).pathname.slice(1));
   const width = 6;
   const cluster = await startCluster({
     instances: Number(values.instances),
@@ -332,13 +354,15 @@ async function main() {
     redisUrl: values['redis-url'],
     firstPort: Number(values.port),
     keep: values.keep,
+    stateDir,
     env: { LOG_LEVEL: process.env.LOG_LEVEL ?? 'info' },
     log: (source, line) => console.log(`${source.padEnd(width)}| ${line}`),
   });
   console.log(`\nMedShare (${cluster.instances.length} instances) at ${cluster.url}`);
   for (const i of cluster.instances) console.log(`  ${i.name}: ${i.url} (pid ${i.child.pid})`);
   console.log(`  database: ${databaseUrl.replace(/\/\/[^@/]*@/, '//…@')}`);
-  console.log(`  s3: ${cluster.s3.endpoint}/${cluster.s3.bucket}   files: ${cluster.dir}`);
+  console.log(`  s3: ${cluster.s3.endpoint}/${cluster.s3.bucket}`);
+  console.log(`  key, token secret and S3 objects: ${stateDir}   per-run files: ${cluster.dir}`);
   console.log(`  sign-in codes are logged by the instance that sends them\nCtrl-C stops everything.\n`);
   let stopping = false;
   const stop = async () => {
