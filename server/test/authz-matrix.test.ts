@@ -283,6 +283,21 @@ describe('authorization matrix', () => {
   );
 });
 
+describe('the leak checks look for values that are really there', () => {
+  it('finds each secret in an answer to someone allowed to see it', async () => {
+    const as = async (who: 'patientA' | 'providerA', url: string) =>
+      (await t.request({ method: 'GET', url, token: f.who[who].token })).body;
+    const mine = await as('providerA', '/api/upload/my-images?limit=100');
+    expect(mine).toContain(f.imageA);
+    expect(mine).toContain(f.dicomA.id);
+    expect(await as('patientA', '/api/dicomweb/studies')).toContain(f.dicomA.study);
+    expect(await as('patientA', `/api/message/chat/${f.who.providerA.user.id}`)).toContain(f.messageText);
+    const directory = (await t.request({ method: 'GET', url: '/api/users/?limit=100', token: f.who.admin.token })).body;
+    expect(directory).toContain(f.who.pending.user.id);
+    expect(directory).toContain(f.who.deactivated.user.id);
+  });
+});
+
 describe('deactivation', () => {
   it('refuses the token a deactivated user held, even on routes that would otherwise answer 200', async () => {
     const res = await t.request({ method: 'GET', url: '/api/users/profile', token: f.who.deactivated.token });

@@ -99,6 +99,7 @@ const analysisOfA = (s: number) => signedIn({ patientA: 403, patientB: 403, prov
 const get = (url: string): CellRequest => ({ method: 'GET', url });
 const qidoLevels = ['studies', 'series', 'instances'] as const;
 const tokenOf = (f: Fixtures, who: Identity) => (who === 'anonymous' ? undefined : f.who[who].token);
+const selfId = (f: Fixtures, who: Identity) => (who === 'anonymous' ? f.who.patientA : f.who[who]).user.id;
 
 export const MATRIX: MatrixRow[] = [
   // Health and public settings: no identity needed, a bad or dead token does not matter.
@@ -242,6 +243,19 @@ export const MATRIX: MatrixRow[] = [
     variant: 'another patient',
     request: (f) => ({ method: 'DELETE', url: `/api/users/${f.victimDelete}` }),
     expect: adminOnly(200),
+  },
+  {
+    route: 'DELETE /api/users/{id}',
+    variant: "the caller's own id",
+    request: (f, who) => ({ method: 'DELETE', url: `/api/users/${selfId(f, who)}` }),
+    // The admin deletes its own account from the profile (password), not from here.
+    expect: adminOnly(409),
+  },
+  {
+    route: 'PUT /api/users/toggleUserStatus/{id}',
+    variant: "the caller's own id (the admin is active: this would deactivate it)",
+    request: (f, who) => ({ method: 'PUT', url: `/api/users/toggleUserStatus/${selfId(f, who)}` }),
+    expect: adminOnly(409),
   },
   {
     route: 'PUT /api/users/toggleUserStatus/{id}',
@@ -571,6 +585,18 @@ export const MATRIX: MatrixRow[] = [
     variant: 'image A',
     request: (f) => get(`/api/analysis/${f.imageA}`),
     expect: analysisOfA(200),
+  },
+  {
+    route: 'GET /api/analysis/{imageId}',
+    variant: 'shared with provider B, verified',
+    request: (f) => get(`/api/analysis/${f.sharedWithB.verified}`),
+    expect: signedIn({ patientA: 403, patientB: 403, providerA: 200, providerB: 200, admin: 200 }),
+  },
+  {
+    route: 'GET /api/analysis/{imageId}',
+    variant: 'shared with provider B, not yet verified',
+    request: (f) => get(`/api/analysis/${f.sharedWithB.unverified}`),
+    expect: signedIn({ patientA: 403, patientB: 403, providerA: 200, providerB: 404, admin: 200 }),
   },
   {
     route: 'POST /api/analysis/{imageId}/run',
