@@ -47,7 +47,8 @@ export async function createAppContext(config: Config, log: Logger) {
   const settings = createSettingsService({ repo: createSettingsRepository(db), audit });
   const tokens = createTokenSigner(config.jwtSecret);
   const publicUrl = (config.publicUrl ?? `http://localhost:${config.port}`).replace(/\/$/, '');
-  const auth = createAuthService({ db, hasher, mailer, audit, settings, tokens, log, publicUrl });
+  const onSessionsRevoked: Array<(userId: string) => void> = [];
+  const auth = createAuthService({ db, hasher, mailer, audit, settings, tokens, log, publicUrl, onSessionsRevoked });
   // Modules that keep data about a user (images, shares) push a hook here; it runs inside the deleting transaction.
   const userEvents = { onUserDeleted: [] as UserDeletedHook[] };
   // Image counts for the dashboards: wire with users.useImageProviders({ imageStats, uploadsPerDay }).
@@ -64,6 +65,7 @@ export async function createAppContext(config: Config, log: Logger) {
   const roles = createRolesService({ repo: createRolesRepository(db) });
 
   const realtime = await createRealtime({ db, redisUrl: config.redisUrl, log });
+  onSessionsRevoked.push((userId) => realtime.bus.publish({ type: 'sessions', userIds: [userId] }));
   const messageEncryption = await createFieldEncryption({ db, masterKey: config.masterKey, purpose: 'messages' });
   const messages = createMessagesService({
     db,

@@ -9,7 +9,9 @@ import type { Logger } from 'pino';
  */
 export type RealtimeEvent =
   | { type: 'message'; userIds: string[]; messageId: number }
-  | { type: 'read'; userIds: string[]; read: { readerId: string; senderId: string; upToId: number; readAt: string } };
+  | { type: 'read'; userIds: string[]; read: { readerId: string; senderId: string; upToId: number; readAt: string } }
+  // Sessions of these users were revoked: their open streams check theirs now instead of at the next timer tick.
+  | { type: 'sessions'; userIds: string[] };
 
 export interface EventBus {
   /** Never throws and never waits on Redis: local listeners always hear the event at once. */
@@ -42,7 +44,7 @@ function isEvent(value: unknown): value is RealtimeEvent {
     return false;
   if (e.type === 'message') return Number.isSafeInteger(e.messageId);
   if (e.type === 'read') return !!e.read && typeof e.read.readerId === 'string' && Number.isSafeInteger(e.read.upToId);
-  return false;
+  return e.type === 'sessions';
 }
 
 /** One process: listeners are called synchronously. */

@@ -65,6 +65,8 @@ interface Deps {
   tokens: TokenSigner;
   log: Logger;
   publicUrl: string;
+  /** Called after sessions of a user were revoked (live streams end at once rather than at their next check). */
+  onSessionsRevoked?: Array<(userId: string) => void>;
 }
 
 export function isPendingProvider(user: UserWithRole): boolean {
@@ -73,6 +75,7 @@ export function isPendingProvider(user: UserWithRole): boolean {
 
 export function createAuthService(deps: Deps) {
   const { db, hasher, mailer, audit, settings, tokens } = deps;
+  const sessionsRevoked = (userId: string) => deps.onSessionsRevoked?.forEach((hook) => hook(userId));
   const users = createUsersRepository(db);
   const repo = createAuthRepository(db);
   let permissionsByRole: Map<string, Set<string>> | null = null;
@@ -450,10 +453,12 @@ export function createAuthService(deps: Deps) {
         ip: ctx.ip,
         reason: 'all sessions revoked',
       });
+      sessionsRevoked(target.id);
     },
 
     async logout(actor: Actor): Promise<void> {
       await repo.revokeSession(actor.sessionId, 'logout');
+      sessionsRevoked(actor.userId);
       await audit.record({
         userId: actor.userId,
         action: 'auth.logout',
@@ -491,7 +496,10 @@ export function createAuthService(deps: Deps) {
       };
     },
 
-    revokeUserSessions: (userId: string, reason: string) => repo.revokeUserSessions(userId, reason),
+    async revokeUserSessions(userId: string, reason: string): Promise<void> {
+      await repo.revokeUserSessions(userId, reason);
+      sessionsRevoked(userId);
+    },
   };
 }
 export type AuthService = ReturnType<typeof createAuthService>;
