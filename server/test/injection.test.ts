@@ -316,6 +316,21 @@ describe('NUL characters', () => {
   });
 });
 
+describe('multipart fields', () => {
+  it('refuse NUL characters and injection text in the caption and file name without a 5xx', async () => {
+    for (const text of ['Scan\u0000', "x' OR 1=1--", '"; DROP TABLE images;--', 'ünïcødé 🩻']) {
+      const file = { ...fixture('other/photo_hopper_portrait.jpg') };
+      const asCaption = await uploadFile(t, providerB.token, file, { caption: text });
+      const asName = await uploadFile(t, providerB.token, { ...file, name: `${text}.jpg` }, { caption: 'ok' });
+      for (const res of [asCaption, asName]) {
+        expect(res.statusCode, `${JSON.stringify(text)}: ${res.body}`).toBeLessThan(500);
+        if (text.includes('\u0000')) expect(res.statusCode, res.body).toBe(400);
+        else expect(res.statusCode, res.body).toBe(201);
+      }
+    }
+  });
+});
+
 describe('wildcards are taken literally', () => {
   const lastnames = async (url: string, token: string, search: string, field = 'lastname') =>
     ((await get(url, token, { search, limit: '50' })).json().data as Array<Record<string, string>>)

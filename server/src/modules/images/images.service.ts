@@ -324,6 +324,15 @@ export function createImagesService(deps: Deps) {
             const message = `The caption may have at most ${MAX_CAPTION_LENGTH} characters.`;
             throw badRequest(message, [{ field: 'caption', message }]);
           }
+          // PostgreSQL text cannot hold U+0000 (it answered 500); the JSON routes refuse it in a hook.
+          if (caption.includes('\u0000')) {
+            const message = 'The caption must not contain NUL characters.';
+            throw badRequest(message, [{ field: 'caption', message }]);
+          }
+          if (file.filename.includes('\u0000')) {
+            const message = 'The file name must not contain NUL characters.';
+            throw badRequest(message, [{ field: 'file', message }]);
+          }
           const patientId = (fields.get('patientId')?.value ?? '').trim();
           const patient = patientId ? (UUID.test(patientId) ? await repo.findUser(patientId) : undefined) : null;
           if (patient !== null && (!patient || patient.role !== 'patient' || !patient.active)) {
