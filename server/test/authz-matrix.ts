@@ -217,8 +217,15 @@ export const MATRIX: MatrixRow[] = [
     route: 'GET /api/users/{id}',
     variant: "patient A's profile",
     request: (f) => get(`/api/users/${f.who.patientA.user.id}`),
-    // Patients see only the care team; providers get the care view of patients (users:read).
+    // Patients see only the care team. Any provider gets the care view of any patient (users:read):
+    // docs/decisions.md accepts this until the data model records care teams.
     expect: signedIn({ patientA: 200, patientB: 404, providerA: 200, providerB: 200, admin: 200 }),
+    check(body, _f, who) {
+      if (who !== 'providerA' && who !== 'providerB') return;
+      const data = (JSON.parse(body) as { data: Record<string, unknown> }).data;
+      if (data.view !== 'care' || 'taxid' in data || 'active' in data || 'emailVerified' in data)
+        throw new Error(`${who} must get the care view without tax id or account state`);
+    },
   },
   {
     route: 'GET /api/users/{id}',
