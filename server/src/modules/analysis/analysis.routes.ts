@@ -12,6 +12,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { AppContext } from '../../app-context.ts';
 import { actorOf } from '../../http/auth-hooks.ts';
 import { ok, paged } from '../../http/envelope.ts';
+import { perSessionRateLimit } from '../../http/session-rate-limit.ts';
 
 const bearer = [{ bearer: [] }];
 const errors = {
@@ -20,17 +21,24 @@ const errors = {
   403: ErrorResponseSchema,
   404: ErrorResponseSchema,
 };
-const providerErrors = { 502: ErrorResponseSchema, 504: ErrorResponseSchema };
+const providerErrors = { 429: ErrorResponseSchema, 502: ErrorResponseSchema, 504: ErrorResponseSchema };
+// A run may call a paid provider and decodes a whole image: bound it per session. A first GET runs too,
+// but mostly returns the stored result, so it gets more room.
+const RUNS_PER_MINUTE = 10;
+const READS_PER_MINUTE = 60;
 const who =
   'Needs analysis:run and the right to see the image content (uploader, admin, verified patient or recipient); anyone else gets 404.';
 
 /** AI analysis of one image (DESIGN §10). Registered under /api/analysis. */
 export function analysisRoutes(ctx: AppContext): FastifyPluginAsyncZod {
   const { analysis } = ctx.services;
+  const runLimit = perSessionRateLimit('analysis-run', RUNS_PER_MINUTE);
+  const readLimit = perSessionRateLimit('analysis-read', READS_PER_MINUTE);
   return async (app) => {
     app.get(
       '/:imageId',
       {
+        config: readLimit,
         preHandler: ctx.hooks.requirePermission('analysis:run'),
         schema: {
           tags: ['analysis'],
@@ -50,6 +58,7 @@ export function analysisRoutes(ctx: AppContext): FastifyPluginAsyncZod {
     app.post(
       '/:imageId/run',
       {
+        config: runLimit,
         preHandler: ctx.hooks.requirePermission('analysis:run'),
         schema: {
           tags: ['analysis'],

@@ -220,3 +220,19 @@ describe('storage, reuse, history and audit', () => {
     expect(stored.includes(Buffer.from(AnalysisTexts.noDiagnosticModel.slice(0, 30)))).toBe(false);
   });
 });
+
+describe('rate limit', () => {
+  it('allows ten runs per minute per session, then answers 429 with the error envelope', async () => {
+    const busy = await newUser(t, 'healthProvider');
+    const small = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#404040' } })
+      .png()
+      .toBuffer();
+    const id = await upload(busy.token, { name: 'small.png', type: 'image/png', data: small });
+    for (let i = 0; i < 10; i++) expect((await rerun(id, busy.token)).statusCode).toBe(201);
+    const refused = await rerun(id, busy.token);
+    expect(refused.statusCode).toBe(429);
+    expect(refused.json()).toMatchObject({ success: false });
+    // Another session is not held back by this one.
+    expect((await rerun(ids.png!, doc.token)).statusCode).toBe(201);
+  });
+});

@@ -17,10 +17,10 @@ import {
   pagedEnvelope,
 } from '@medshare/contracts';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import type { AppContext } from '../../app-context.ts';
 import { tooManyRequests } from '../../errors.ts';
+import { perSessionRateLimit } from '../../http/session-rate-limit.ts';
 import { actorOf } from '../../http/auth-hooks.ts';
 import { ok, paged } from '../../http/envelope.ts';
 
@@ -38,17 +38,7 @@ export function messagesRoutes(ctx: AppContext): FastifyPluginAsyncZod {
   const { hub } = ctx.realtime;
   const allowed = ctx.hooks.requirePermission('messages:send');
   const security = [{ bearer: [] }];
-  // Per session (hashed token), not per address: a ward behind one NAT address is many people.
-  const sendLimit = {
-    rateLimit: {
-      max: SENDS_PER_MINUTE,
-      timeWindow: '1 minute',
-      keyGenerator: (request: { headers: { authorization?: string }; ip: string }) =>
-        request.headers.authorization
-          ? `msg:${createHash('sha256').update(request.headers.authorization).digest('base64url').slice(0, 22)}`
-          : `msg-ip:${request.ip}`,
-    },
-  };
+  const sendLimit = perSessionRateLimit('msg', SENDS_PER_MINUTE);
 
   return async (app) => {
     // Open streams are long-lived responses: end them first, or closing the server would wait on them.
