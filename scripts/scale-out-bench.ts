@@ -1,11 +1,12 @@
 /**
- * Sizing figures for docs/operations.md: memory of one instance (idle, after load) and the
+ * Sizing figures for docs/operations.md: memory of one instance (idle, after load), the
  * throughput of an authenticated read (GET /api/users/profile: session check + one row) on one
- * instance directly versus N instances behind nginx. Uses scripts/scale-out.ts (PostgreSQL,
+ * instance directly versus N instances behind nginx, and of 8 MB uploads through nginx into S3. Uses scripts/scale-out.ts (PostgreSQL,
  * Redis, s3rver, nginx). Not part of npm test.
  *
  *   node scripts/scale-out-bench.ts [--instances 3] [--seconds 10] [--connections 50]
  */
+import { randomBytes } from 'node:crypto';
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
@@ -72,6 +73,39 @@ async function load(url: string, token: string) {
   };
 }
 
+/** 24 PDFs of 8 MB through nginx, 4 at a time: encrypted end to end into the S3 store. */
+async function uploadThroughput(url: string, token: string) {
+  const size = 8 * 1024 * 1024;
+  const count = 24;
+  const body = Buffer.concat([Buffer.from('%PDF-1.4\n'), randomBytes(size - 9)]);
+  let next = 0;
+  const statuses: number[] = [];
+  const started = performance.now();
+  const worker = async () => {
+    while (next < count) {
+      const i = next++;
+      const form = new FormData();
+      form.append('caption', `bench ${i}`);
+      form.append('file', new Blob([new Uint8Array(body)], { type: 'application/pdf' }), `bench-${i}.pdf`);
+      const res = await fetch(`${url}/api/upload/image`, {
+        method: 'POST',
+        body: form,
+        headers: { authorization: `Bearer ${token}` },
+      });
+      await res.arrayBuffer();
+      statuses.push(res.status);
+    }
+  };
+  await Promise.all(Array.from({ length: 4 }, worker));
+  const seconds = (performance.now() - started) / 1000;
+  return {
+    files: count,
+    mbPerSecond: Number(((count * size) / 1e6 / seconds).toFixed(1)),
+    seconds: Number(seconds.toFixed(1)),
+    ok: statuses.filter((s) => s === 201).length,
+  };
+}
+
 async function main() {
   const databaseUrl = values['database-url'];
   // A fresh database each run: figures never depend on what an earlier run left behind.
@@ -109,6 +143,8 @@ async function main() {
     console.log(`one instance, direct: ${JSON.stringify(one)}`);
     const all = await load(cluster.url, token);
     console.log(`${pids.length} instances via nginx: ${JSON.stringify(all)}`);
+    const uploads = await uploadThroughput(cluster.url, token);
+    console.log(`uploads via nginx (S3 driver): ${JSON.stringify(uploads)}`);
     const after = pids.map(rssMiB);
     console.log(`RSS per instance after load (MiB): ${after.map((m) => m.toFixed(0)).join(', ')}`);
     console.log(`load average at the end: ${loadavg()[0]!.toFixed(1)}`);
