@@ -47,39 +47,47 @@ function auditWhere(f: AuditListFilter): Expression<SqlBool>[] {
   return where;
 }
 
+async function appendIn(trx: Db, fields: Omit<ChainFields, 'createdAt'>): Promise<void> {
+  const head = await trx
+    .selectFrom('audit_head')
+    .select(['last_hash'])
+    .where('id', '=', 1)
+    .forUpdate()
+    .executeTakeFirstOrThrow();
+  // Microsecond timestamps from the database would not survive a round trip through Date.
+  const createdAt = new Date();
+  const hash = chainHash(head.last_hash, { ...fields, createdAt });
+  const row = await trx
+    .insertInto('audit_logs')
+    .values({
+      created_at: createdAt,
+      user_id: fields.userId,
+      action_type: fields.actionType,
+      table_name: fields.tableName,
+      record_id: fields.recordId,
+      ip_address: fields.ipAddress,
+      status: fields.status,
+      reason: fields.reason,
+      prev_hash: head.last_hash,
+      hash,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  await trx.updateTable('audit_head').set({ last_id: row.id, last_hash: hash }).where('id', '=', 1).execute();
+}
+
 export function createAuditRepository(db: Db) {
   return {
     /** Appends one row; the head row's lock orders concurrent appends into one chain. */
     async append(fields: Omit<ChainFields, 'createdAt'>): Promise<void> {
-      await db.transaction().execute(async (trx) => {
-        const head = await trx
-          .selectFrom('audit_head')
-          .select(['last_hash'])
-          .where('id', '=', 1)
-          .forUpdate()
-          .executeTakeFirstOrThrow();
-        // Microsecond timestamps from the database would not survive a round trip through Date.
-        const createdAt = new Date();
-        const hash = chainHash(head.last_hash, { ...fields, createdAt });
-        const row = await trx
-          .insertInto('audit_logs')
-          .values({
-            created_at: createdAt,
-            user_id: fields.userId,
-            action_type: fields.actionType,
-            table_name: fields.tableName,
-            record_id: fields.recordId,
-            ip_address: fields.ipAddress,
-            status: fields.status,
-            reason: fields.reason,
-            prev_hash: head.last_hash,
-            hash,
-          })
-          .returning('id')
-          .executeTakeFirstOrThrow();
-        await trx.updateTable('audit_head').set({ last_id: row.id, last_hash: hash }).where('id', '=', 1).execute();
-      });
+      await db.transaction().execute((trx) => appendIn(trx, fields));
     },
+
+    /**
+     * Appends one row inside the caller's transaction (`db` must be a transaction handle), so that
+     * an action and its audit row commit together, in one commit instead of two.
+     */
+    appendInTransaction: (fields: Omit<ChainFields, 'createdAt'>) => appendIn(db, fields),
 
     /** Rows in chain order, a batch at a time, for verification. */
     listAfter(afterId: number, limit: number, upToId: number = Number.MAX_SAFE_INTEGER) {

@@ -4,7 +4,13 @@ import { badRequest, forbidden } from '../../errors.ts';
 import { paginationOf } from '../../http/envelope.ts';
 import type { Actor } from '../auth/auth.service.ts';
 import { GENESIS_HASH, chainHash } from './audit-chain.ts';
-import type { AuditListFilter, AuditRepository, AuditTimeBound } from './audit.repository.ts';
+import type { Db } from '../../db/db.ts';
+import {
+  type AuditListFilter,
+  type AuditRepository,
+  type AuditTimeBound,
+  createAuditRepository,
+} from './audit.repository.ts';
 
 export interface AuditEvent {
   userId: string | null;
@@ -32,6 +38,16 @@ function scopeOf(actor: Actor): { actorId: string | null } {
   if (actor.permissions.has('audit:read_own')) return { actorId: actor.userId };
   throw forbidden();
 }
+
+const fieldsOf = (event: AuditEvent) => ({
+  userId: event.userId,
+  actionType: event.action,
+  tableName: event.table ?? null,
+  recordId: event.recordId ?? null,
+  ipAddress: event.ip ?? null,
+  status: event.status ?? ('success' as const),
+  reason: event.reason ?? null,
+});
 
 export function createAuditService({
   repo,
@@ -91,16 +107,13 @@ export function createAuditService({
       return repo.actionTypes(scopeOf(actor).actorId);
     },
 
+    /** Records inside the caller's transaction: the action and its audit row commit (or roll back) together. */
+    async recordInTransaction(trx: Db, event: AuditEvent): Promise<void> {
+      await createAuditRepository(trx).appendInTransaction(fieldsOf(event));
+    },
+
     async record(event: AuditEvent): Promise<void> {
-      await repo.append({
-        userId: event.userId,
-        actionType: event.action,
-        tableName: event.table ?? null,
-        recordId: event.recordId ?? null,
-        ipAddress: event.ip ?? null,
-        status: event.status ?? 'success',
-        reason: event.reason ?? null,
-      });
+      await repo.append(fieldsOf(event));
     },
 
     /** Audit writes that must not fail the request they describe (e.g. a refused login). */

@@ -373,25 +373,28 @@ export function createImagesService(deps: Deps) {
                 is_patient_share: true,
               });
             }
+            // In the same transaction: the row and its audit entries commit together, in one commit.
+            await audit.recordInTransaction(trx, {
+              userId: actor.userId,
+              action: 'image.upload',
+              table: 'images',
+              recordId: imageId,
+              ip,
+              reason: `type=${stored.type} bytes=${stored.size}`,
+            });
+            if (patient && hashed) {
+              await audit.recordInTransaction(trx, {
+                userId: actor.userId,
+                action: 'share.create',
+                table: 'shares',
+                recordId: shareId,
+                ip,
+                reason: `image=${imageId} patient share`,
+              });
+            }
           });
           if (wantsThumbnail(stored)) thumbnails.enqueue(imageId);
-          await audit.record({
-            userId: actor.userId,
-            action: 'image.upload',
-            table: 'images',
-            recordId: imageId,
-            ip,
-            reason: `type=${stored.type} bytes=${stored.size}`,
-          });
           if (patient) {
-            await audit.record({
-              userId: actor.userId,
-              action: 'share.create',
-              table: 'shares',
-              recordId: shareId,
-              ip,
-              reason: `image=${imageId} patient share`,
-            });
             const who = await repo.contactOf(patient.id);
             const by = await repo.findUser(actor.userId);
             // The upload stands if the mail cannot go out now; the uploader can revoke and share again.
