@@ -119,6 +119,10 @@ test('stored XSS payloads are shown as text on every screen and never run', asyn
   const doctorId = await registerViaApi(doctor);
   await approveViaApi(doctorId);
   const patientId = await registerViaApi(patient);
+  // A provider left pending: the admin dashboard lists it and the approval toast names it.
+  const pending = { ...uniqueUser('healthProvider'), firstname: P.script, lastname: `${P.js} ${tag}` };
+  await registerViaApi(pending);
+  const pendingName = `${pending.firstname} ${pending.lastname}`;
   const doctorName = `${doctor.firstname} ${doctor.lastname}`;
   const patientName = `${patient.firstname} ${patient.lastname}`;
 
@@ -165,6 +169,12 @@ test('stored XSS payloads are shown as text on every screen and never run', asyn
   await expect(a.page.getByRole('row').filter({ hasText: doctor.username })).toBeVisible();
   await expectInert(a.page, a.w, 'dashboard users table', [doctorName]);
   await screenshot(a.page, 'xss-dashboard');
+
+  await a.page.goto('/admin-dashboard');
+  const waiting = a.page.getByRole('list', { name: 'Providers awaiting approval' });
+  await expectInert(a.page, a.w, 'admin dashboard (pending providers)', [pendingName]);
+  await waiting.getByRole('button', { name: `Approve ${pendingName}` }).click();
+  await expectInert(a.page, a.w, 'approval toast', [`${pendingName} approved`]);
 
   await a.page.goto(`/user-profile/${doctorId}`);
   await expectInert(a.page, a.w, 'user-profile (admin)', [doctorName, P.js, `${P.script} ${P.tpl}`]);
