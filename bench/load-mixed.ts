@@ -2,7 +2,7 @@
  * Mixed workload against the real server: sign-in with the mailed second factor, image lists,
  * thumbnails, content downloads, uploads and message sends, from many concurrent clients.
  *
- *   npx node bench/load-mixed.ts [--clients 100] [--duration 60] [--think 0] [--db postgres|pglite]
+ *   npx node bench/load-mixed.ts [--clients 100] [--duration 60] [--think 0] [--db postgres|pglite] [--only list,send]
  *
  * The server runs in a child process (`node server/src/main.ts`) on its own PostgreSQL database
  * (created from BENCH_PG_URL, default postgres://postgres@127.0.0.1:5432/postgres, dropped after),
@@ -147,6 +147,8 @@ export interface LoadOptions {
   durationS: number;
   thinkMs: number;
   db: 'postgres' | 'pglite';
+  /** Only these operations (same relative weights), e.g. ['list'] to take the audit chain out. */
+  only?: string[];
   /** Called every `everyMs` while the load runs (the soak prints RSS with it). */
   onTick?: (elapsedS: number, stats: Stats) => void;
 }
@@ -158,6 +160,8 @@ export interface LoadResult {
   startedAt: number;
   setupS: number;
   database: string;
+  /** PostgreSQL only: backends of the app's database seen per state or wait event, summed over 1 s samples. */
+  pgWaits: Map<string, number>;
 }
 
 /** Starts a server, creates the accounts, runs the mixed load and stops everything. */
@@ -263,21 +267,40 @@ export async function runMixedLoad(o: LoadOptions): Promise<LoadResult> {
     const setupS = (Date.now() - setupStart) / 1000;
 
     // Weights per operation (sum 100), roughly a clinic day: mostly browsing and messaging.
-    const mix: Array<[string, number]> = [
-      ['login', 3],
-      ['list', 22],
-      ['thumbnail', 25],
-      ['content', 15],
-      ['upload', 5],
-      ['send', 30],
-    ];
+    const mix: Array<[string, number]> = (
+      [
+        ['login', 3],
+        ['list', 22],
+        ['thumbnail', 25],
+        ['content', 15],
+        ['upload', 5],
+        ['send', 30],
+      ] as Array<[string, number]>
+    ).filter(([op]) => !o.only || o.only.includes(op));
+    const total = mix.reduce((n, [, w]) => n + w, 0);
     const pick = () => {
-      let r = Math.random() * 100;
+      let r = Math.random() * total;
       for (const [op, w] of mix) if ((r -= w) < 0) return op;
       return 'list';
     };
     const stats = new Stats();
     const sampler = sampleProcess(server.child.pid!, 1_000);
+    // Where the app's PostgreSQL sessions spend the run (e.g. Lock/transactionid: waiting for a row lock).
+    const pgWaits = new Map<string, number>();
+    const watcher = databaseUrl ? new pg.Client({ connectionString: pgBase }) : null;
+    await watcher?.connect();
+    const watch = watcher
+      ? setInterval(() => {
+          watcher
+            .query<{ what: string; n: number }>(
+              `SELECT coalesce(wait_event_type || '/' || wait_event, state, '?') AS what, count(*)::int AS n
+                 FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid() GROUP BY 1`,
+              [dbName],
+            )
+            .then((r) => r.rows.forEach(({ what, n }) => pgWaits.set(what, (pgWaits.get(what) ?? 0) + n)))
+            .catch(() => undefined);
+        }, 1_000)
+      : null;
     const startedAt = Date.now();
     const endAt = startedAt + o.durationS * 1_000;
     const ticker = o.onTick ? setInterval(() => o.onTick!((Date.now() - startedAt) / 1000, stats), 10_000) : null;
@@ -338,8 +361,10 @@ export async function runMixedLoad(o: LoadOptions): Promise<LoadResult> {
     );
     const elapsedS = (Date.now() - startedAt) / 1000;
     if (ticker) clearInterval(ticker);
+    if (watch) clearInterval(watch);
+    await watcher?.end();
     sampler.stop();
-    return { stats, elapsedS, samples: sampler.samples, startedAt, setupS, database: o.db };
+    return { stats, elapsedS, samples: sampler.samples, startedAt, setupS, database: o.db, pgWaits };
   } finally {
     if (server) {
       const out = server.output();
@@ -390,6 +415,13 @@ export function report(r: LoadResult) {
   console.log(
     `server: peak RSS ${Math.max(...rss).toFixed(0)} MB (start ${rss[0]!.toFixed(0)} MB, end ${rss.at(-1)!.toFixed(0)} MB); CPU ${cpu.toFixed(1)} s over ${r.elapsedS.toFixed(0)} s = ${((cpu / r.elapsedS) * 100).toFixed(0)} % of one core on average, peak ${(peakCpu * 100).toFixed(0)} % (1 s samples)`,
   );
+  if (r.pgWaits.size) {
+    const total = [...r.pgWaits.values()].reduce((a, b) => a + b, 0);
+    const parts = [...r.pgWaits.entries()].sort((a, b) => b[1] - a[1]);
+    console.log(
+      `PostgreSQL sessions of the app, share of 1 s samples: ${parts.map(([k, v]) => `${k} ${((v / total) * 100).toFixed(0)} %`).join(', ')}`,
+    );
+  }
   console.log(`unexpected errors: ${r.stats.errors}`);
 }
 
@@ -400,16 +432,21 @@ async function main() {
       duration: { type: 'string', default: '60' },
       think: { type: 'string', default: '0' },
       db: { type: 'string', default: 'postgres' },
+      only: { type: 'string' },
     },
   });
   const db = values.db === 'pglite' ? 'pglite' : 'postgres';
+  const only = values.only?.split(',');
   console.log(`machine: ${machine()}`);
-  console.log(`mixed load: ${values.clients} clients, ${values.duration} s, think ${values.think} ms, ${db} + Redis`);
+  console.log(
+    `mixed load${only ? ` (only ${only.join(', ')})` : ''}: ${values.clients} clients, ${values.duration} s, think ${values.think} ms, ${db} + Redis`,
+  );
   const result = await runMixedLoad({
     clients: Number(values.clients),
     durationS: Number(values.duration),
     thinkMs: Number(values.think),
     db,
+    ...(only ? { only } : {}),
   });
   report(result);
   console.log(
