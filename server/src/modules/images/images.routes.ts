@@ -14,6 +14,7 @@ import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppContext } from '../../app-context.ts';
+import { AppError, badRequest } from '../../errors.ts';
 import { actorOf } from '../../http/auth-hooks.ts';
 import { ok, paged } from '../../http/envelope.ts';
 import type { UploadPart } from './images.service.ts';
@@ -27,37 +28,60 @@ const errors = {
 const bearer = [{ bearer: [] }];
 const ContentParamsSchema = z.object({ id: z.string().max(64).describe('Image id') });
 
+const MALFORMED = 'The upload is not a well-formed multipart/form-data body.';
+
+/**
+ * Busboy reports a broken body (bad or missing boundary, body cut short) with plain errors: they
+ * are the client's fault, so they answer 400 instead of falling through to a 500.
+ */
+function asClientError(err: unknown): unknown {
+  if (err instanceof AppError || (err as { statusCode?: number }).statusCode) return err;
+  return badRequest(MALFORMED);
+}
+
+function markClientError(err: Error & { statusCode?: number; code?: string }) {
+  if (!err.statusCode) Object.assign(err, { statusCode: 400, code: 'bad_request', message: MALFORMED });
+}
+
 /** The multipart stream as neutral parts; the service decides what is acceptable. */
 async function* partsOf(request: FastifyRequest, limits: { fileBytes: number }): AsyncIterable<UploadPart> {
   if (!request.isMultipart()) return;
-  const parts = request.parts({
-    limits: {
-      fileSize: limits.fileBytes,
-      files: 1,
-      fields: 10,
-      parts: 12,
-      fieldSize: 8 * 1024,
-      fieldNameSize: 100,
-      headerPairs: 50,
-    },
-  });
-  for await (const part of parts) {
-    if (part.type === 'file') {
-      yield {
-        kind: 'file',
-        fieldname: part.fieldname,
-        filename: part.filename ?? '',
-        mimetype: part.mimetype ?? '',
-        stream: part.file,
-      };
-    } else {
-      yield {
-        kind: 'field',
-        name: part.fieldname,
-        value: typeof part.value === 'string' ? part.value : String(part.value ?? ''),
-        truncated: part.valueTruncated,
-      };
+  try {
+    const parts = request.parts({
+      limits: {
+        fileSize: limits.fileBytes,
+        files: 1,
+        fields: 10,
+        parts: 12,
+        fieldSize: 8 * 1024,
+        fieldNameSize: 100,
+        headerPairs: 50,
+      },
+    });
+    for await (const part of parts) {
+      if (part.type === 'file') {
+        // A file cut short fails its stream (maybe already, when the whole body was parsed before
+        // this part is handed over); mark that error as the client's so that it answers 400.
+        if (part.file.errored) markClientError(part.file.errored);
+        part.file.once('error', markClientError);
+        yield {
+          kind: 'file',
+          fieldname: part.fieldname,
+          filename: part.filename ?? '',
+          mimetype: part.mimetype ?? '',
+          stream: part.file,
+        };
+      } else {
+        yield {
+          kind: 'field',
+          name: part.fieldname,
+          value: typeof part.value === 'string' ? part.value : String(part.value ?? ''),
+          truncated: part.valueTruncated,
+        };
+      }
     }
+  } catch (err) {
+    throw asClientError(err);
   }
 }
 
