@@ -22,6 +22,8 @@ let base: string;
 let secrets: Array<{ what: string; value: string; seenBy: Identity[] }>;
 
 const jpg = () => fixture('other/photo_hopper_portrait.jpg');
+/** Per-cell uploads are PDFs: no thumbnail to render, so hundreds of cells stay cheap. */
+const pdf = () => fixture('other/minimal_document_1page.pdf');
 
 async function shareMail(email: string) {
   await t.app.ctx.services.images.idle();
@@ -200,7 +202,7 @@ beforeAll(async () => {
     victimToggle: await victim(),
     victimDelete: await victim(),
     async freshImage() {
-      const res = await uploadFile(t, providerA.token, jpg(), { caption: 'Per-cell image' });
+      const res = await uploadFile(t, providerA.token, pdf(), { caption: 'Per-cell image' });
       expect(res.statusCode, res.body).toBe(201);
       return res.json().data.id;
     },
@@ -217,7 +219,8 @@ beforeAll(async () => {
     },
     async freshImageSharedWithB() {
       const id = await this.freshImage();
-      await shareWith(id, providerB, true);
+      // Unverified is enough: the share alone makes the image known to provider B.
+      await shareWith(id, providerB, false);
       return id;
     },
     freshUser: (role) => newUser(t, role),
@@ -229,7 +232,7 @@ beforeAll(async () => {
       return (await login(t, u.user.email, u.password)).token;
     },
     async uploadBody() {
-      const file = jpg();
+      const file = pdf();
       return multipartBody([
         ['caption', 'Matrix upload'],
         ['file', file],
@@ -237,8 +240,15 @@ beforeAll(async () => {
     },
     unique: uniqueName,
   };
-  f.sharedWithB.verified = await f.freshImageSharedWithB();
-  f.sharedWithB.unverified = await f.freshImage();
+  // JPEGs, since the analysis cells run on them.
+  const jpegOfA = async () => {
+    const res = await uploadFile(t, providerA.token, jpg(), { caption: 'Shared with B' });
+    expect(res.statusCode, res.body).toBe(201);
+    return res.json().data.id as string;
+  };
+  f.sharedWithB.verified = await jpegOfA();
+  await shareWith(f.sharedWithB.verified, providerB, true);
+  f.sharedWithB.unverified = await jpegOfA();
   await shareWith(f.sharedWithB.unverified, providerB, false);
 
   const owners: Identity[] = ['patientA', 'providerA', 'admin'];

@@ -43,7 +43,7 @@ export interface Fixtures {
   freshImage(): Promise<string>;
   /** A share of a fresh image of provider A with patient B. */
   freshShare(): Promise<string>;
-  /** A fresh image of provider A's, shared with provider B and verified by B. */
+  /** A fresh image of provider A's, shared with provider B (not verified). */
   freshImageSharedWithB(): Promise<string>;
   freshUser(role: Role): Promise<SignedIn>;
   /** A new session for the identity (logout ends the one it is called with). */
@@ -407,7 +407,7 @@ export const MATRIX: MatrixRow[] = [
   // Images.
   {
     route: 'POST /api/upload/image',
-    variant: 'a JPEG, no patient',
+    variant: 'a PDF, no patient',
     request: async (f) => ({ method: 'POST', url: '/api/upload/image', ...(await f.uploadBody()) }),
     expect: providersAndAdmin(201),
   },
