@@ -23,6 +23,7 @@ const PAYLOADS = [
   '{"$gt":""}',
   '*)(uid=*))(|(uid=*',
   '-1',
+  '1000000',
 ];
 
 let t: TestApp;
