@@ -158,8 +158,8 @@ async function bulk(c: pg.Client, sizes: Sizes, have: { users: number; images: n
               ($2::text[])[1 + (i * 7) % cardinality($2::text[])] || '-' || (i % 997),
               (ARRAY['male', 'female', 'other'])[1 + i % 3],
               now() - make_interval(secs => i * 60), now()
-       FROM generate_series(1, $3::int) AS s(i)`,
-      [FIRST, LAST, users],
+       FROM generate_series($4::int + 1, $4::int + $3::int) AS s(i)`,
+      [FIRST, LAST, users, have.users],
     );
   }
   const images = Math.max(0, sizes.images - have.images);
@@ -177,15 +177,14 @@ async function bulk(c: pg.Client, sizes: Sizes, have: { users: number; images: n
                            storage_key, wrapped_key, key_id, enc_format, thumbnail_status, thumb_storage_key,
                            thumb_wrapped_key, thumb_key_id, thumb_content_type, thumb_size_bytes, thumb_sha256,
                            created_at, dicom_kind, dicom_modality, dicom_rows, dicom_columns, dicom_frames)
-       SELECT g.id, t.uploader_id, p.id, t.caption || ' bulk ' || i, t.content_type, t.original_name,
+       SELECT g.id, t.uploader_id, p.id, t.caption || ' bulk ' || g.i, t.content_type, t.original_name,
               t.size_bytes, t.sha256, g.id::text, t.wrapped_key, t.key_id, t.enc_format, 'none',
               NULL, NULL, NULL, NULL, NULL, NULL,
-              now() - make_interval(secs => i * 30), t.dicom_kind, t.dicom_modality, t.dicom_rows,
+              now() - make_interval(secs => g.i * 30), t.dicom_kind, t.dicom_modality, t.dicom_rows,
               t.dicom_columns, t.dicom_frames
-       FROM generate_series(1, $1::int) AS s(i)
-       CROSS JOIN LATERAL (SELECT gen_random_uuid() AS id) g
-       JOIN t ON t.k = i % (SELECT n FROM n)
-       JOIN p ON p.k = (i * 7919) % (SELECT n FROM pn)`,
+       FROM (SELECT i, gen_random_uuid() AS id FROM generate_series(1, $1::int) AS s(i)) AS g
+       JOIN t ON t.k = g.i % (SELECT n FROM n)
+       JOIN p ON p.k = (g.i * 7919) % (SELECT n FROM pn)`,
       [images],
     );
     // Each bulk image's patient share, as an upload with patientId makes it (code hash of a template share).

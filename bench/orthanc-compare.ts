@@ -167,6 +167,9 @@ async function startOrthanc(): Promise<{ child: ChildProcess; stop: () => Promis
   child.stderr!.on('data', (c: Buffer) => (log = (log + c.toString()).slice(-4000)));
   let exited = false;
   child.once('exit', () => (exited = true));
+  const orphan = () => child.kill('SIGKILL');
+  process.once('exit', orphan);
+  child.once('exit', () => process.off('exit', orphan));
   for (;;) {
     if (exited) throw new Error(`Orthanc exited during start-up:\n${log}`);
     const ok = await request(OR_PORT, 'GET', '/system')

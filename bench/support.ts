@@ -161,6 +161,10 @@ export async function startMedShare(opts: {
   });
   let exited = false;
   child.once('exit', () => (exited = true));
+  // A bench that dies must not leave its server behind on the shared machine.
+  const orphan = () => child.kill('SIGKILL');
+  process.once('exit', orphan);
+  child.once('exit', () => process.off('exit', orphan));
   for (;;) {
     if (exited) throw new Error('MedShare exited during start-up');
     const ok = await request(opts.port, 'GET', '/api/health')
