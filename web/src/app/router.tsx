@@ -28,6 +28,8 @@ const AuditLogs = page(() => import('./routes/app/audit-logs'));
 const RolesPermissions = page(() => import('./routes/app/roles-permissions'));
 const AppSettings = page(() => import('./routes/app/app-settings'));
 const AiAnalysis = page(() => import('./routes/app/ai-analysis'));
+// Cornerstone3D is large; this import keeps it out of every other page's download.
+const DicomViewer = page(() => import('../features/dicom-viewer/dicom-viewer-route'));
 
 function RootLayout() {
   return (
@@ -70,6 +72,7 @@ export const routes: RouteObject[] = [
               { path: rel(paths.rolesPermissions), element: <RolesPermissions /> },
               { path: rel(paths.appSettings), element: <AppSettings /> },
               { path: `${rel(paths.aiAnalysis)}/:id?`, element: <AiAnalysis /> },
+              { path: `${rel(paths.dicomViewer)}/:id`, element: <DicomViewer /> },
             ],
           },
         ],

@@ -18,4 +18,5 @@ export const paths = {
   rolesPermissions: '/roles-permissions',
   appSettings: '/appsettings',
   aiAnalysis: '/ai-analysis',
+  dicomViewer: '/dicom',
 } as const;

@@ -10,8 +10,7 @@ export default function ViewImagesRoute() {
       <Typography variant="h4" component="h1" sx={{ fontSize: { xs: 24, sm: 30 }, mb: 2 }}>
         View Medical Images
       </Typography>
-      {/* No DICOM viewer route exists yet: pass dicomPath={(id) => `/dicom/${id}`} once it does. */}
-      <ViewImagesPage aiPath={(id) => `${paths.aiAnalysis}/${id}`} />
+      <ViewImagesPage aiPath={(id) => `${paths.aiAnalysis}/${id}`} dicomPath={(id) => `${paths.dicomViewer}/${id}`} />
     </>
   );
 }

@@ -1,0 +1,220 @@
+import { type Page, expect, test } from '@playwright/test';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { approveViaApi, registerViaApi, signInViaApi, uniqueUser } from '../support/api.ts';
+import { E2E } from '../support/env.ts';
+import { loginThroughUi } from '../support/ui.ts';
+
+const FIXTURES = new URL('../../server/test/fixtures/dicom/', import.meta.url);
+
+/** Fixtures with pixel data whose transfer syntax the loader decodes in JavaScript. */
+const JS_FIXTURES = [
+  'ct_implicit_le_16bit_signed.dcm',
+  'ct_explicit_le_16bit_signed_small.dcm',
+  'ct_multiframe_jpeg_lossless_sv1.dcm',
+  'cr_implicit_le_no_preamble_mono1.dcm',
+  'mr_explicit_be_16bit_signed.dcm',
+  'mr_multiframe_rle_16bit.dcm',
+  'nm_jpeg_extended_12bit.dcm',
+  'ot_deflated_8bit.dcm',
+  'us_palette_color_rle_2frame.dcm',
+  'us_rgb_explicit_le_8bit.dcm',
+] as const;
+
+/** Fixtures whose codec is WebAssembly (JPEG-LS, JPEG 2000, JPEG baseline via libjpeg-turbo). */
+const WASM_FIXTURES = [
+  'ct_jpeg_ls_lossless_16bit_signed.dcm',
+  'cr_jpeg2000_lossy_mono1.dcm',
+  'mr_jpeg2000_lossless_16bit_signed.dcm',
+  'us_multiframe_ybr422_jpeg_baseline.dcm',
+] as const;
+
+const CT = 'ct_implicit_le_16bit_signed.dcm';
+
+async function uploadDicom(token: string, file: string): Promise<string> {
+  const form = new FormData();
+  form.append('caption', file);
+  form.append('file', new Blob([readFileSync(new URL(file, FIXTURES))], { type: 'application/dicom' }), file);
+  const res = await fetch(`${E2E.baseUrl}/api/upload/image`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}` },
+    body: form,
+  });
+  const json = (await res.json()) as { data: { id: string } };
+  if (res.status !== 201) throw new Error(`upload ${file}: ${res.status} ${JSON.stringify(json)}`);
+  return json.data.id;
+}
+
+/**
+ * What the viewport's canvas shows: how many distinct grey levels a coarse sample has and the
+ * mean brightness. A blank (all-black or single-colour) canvas has one level.
+ */
+async function canvasStats(page: Page) {
+  return page.getByTestId('dicom-viewport').evaluate((root) => {
+    const canvas = root.querySelector('canvas');
+    if (!canvas || !canvas.width || !canvas.height) return { levels: 0, mean: 0, width: 0 };
+    const copy = document.createElement('canvas');
+    copy.width = canvas.width;
+    copy.height = canvas.height;
+    const ctx = copy.getContext('2d');
+    if (!ctx) return { levels: 0, mean: 0, width: 0 };
+    ctx.drawImage(canvas, 0, 0);
+    const { data } = ctx.getImageData(0, 0, copy.width, copy.height);
+    const levels = new Set<number>();
+    let sum = 0;
+    let n = 0;
+    for (let i = 0; i < data.length; i += 4 * 97) {
+      const grey = (data[i]! + data[i + 1]! + data[i + 2]!) / 3;
+      levels.add(Math.round(grey));
+      sum += grey;
+      n += 1;
+    }
+    return { levels: levels.size, mean: sum / n, width: canvas.width };
+  });
+}
+
+/** In-app navigation: a full reload would parse the viewer's 4 MB of JavaScript again each time. */
+async function openViewer(page: Page, id: string) {
+  await page.evaluate((path) => {
+    window.history.pushState(null, '', path);
+    window.dispatchEvent(new PopStateEvent('popstate'));
+  }, `/dicom/${id}`);
+  await expect(page).toHaveURL(`/dicom/${id}`);
+  const viewport = page.getByTestId('dicom-viewport');
+  await expect(viewport).toHaveAttribute('data-state', /rendered|error/, { timeout: 20_000 });
+  return viewport;
+}
+
+const ids = new Map<string, string>();
+let page: Page;
+
+test.beforeAll(async ({ browser }) => {
+  test.setTimeout(60_000);
+  const account = uniqueUser('healthProvider');
+  await approveViaApi(await registerViaApi(account));
+  const { token } = await signInViaApi(account.email, account.password);
+  // Newest first in the list: the CT goes last so its card is on the first page.
+  for (const file of ['sr_comprehensive_explicit_le.dcm', ...WASM_FIXTURES, ...[...JS_FIXTURES].reverse()]) {
+    ids.set(file, await uploadDicom(token, file));
+  }
+  // One signed-in page for the whole file: signing in takes a mailed code each time.
+  page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  await loginThroughUi(page, account.email, account.password);
+  await expect(page).toHaveURL(/\/dashboard/);
+});
+
+test.afterAll(async () => {
+  await page?.close();
+});
+
+/** Opens each file and collects what did not render, so one run names every failure. */
+async function renderFailures(files: readonly string[]): Promise<string[]> {
+  const failures: string[] = [];
+  for (const file of files) {
+    const viewport = await openViewer(page, ids.get(file)!);
+    if ((await viewport.getAttribute('data-state')) !== 'rendered') {
+      failures.push(`${file}: ${await page.getByTestId('dicom-error').textContent()}`);
+      continue;
+    }
+    const stats = await canvasStats(page);
+    if (stats.levels < 3) failures.push(`${file}: the canvas looks blank (${JSON.stringify(stats)})`);
+  }
+  return failures;
+}
+
+test('the card opens the viewer; every JavaScript-decoded fixture renders; broken files and reports say why', async () => {
+  await page.goto('/view-images');
+  await page.getByRole('article', { name: CT }).getByRole('link', { name: 'View' }).click();
+  await expect(page).toHaveURL(`/dicom/${ids.get(CT)}`);
+  await expect(page.getByTestId('dicom-viewport')).toHaveAttribute('data-state', 'rendered', { timeout: 20_000 });
+  await expect(page.getByRole('complementary', { name: 'Image details' })).toContainText('512 × 512');
+
+  expect(await renderFailures(JS_FIXTURES)).toEqual([]);
+
+  // The server refuses damaged uploads, so a file damaged on the way stands in for one: the CT
+  // cut off inside its pixel data.
+  const contentUrl = `**/api/images/${ids.get(CT)}/content`;
+  const ctBytes = readFileSync(new URL(CT, FIXTURES));
+  await page.route(contentUrl, (route) =>
+    route.fulfill({ status: 200, contentType: 'application/dicom', body: ctBytes.subarray(0, 20_000) }),
+  );
+  await page.goto('/dashboard');
+  const broken = await openViewer(page, ids.get(CT)!);
+  await expect(broken).toHaveAttribute('data-state', 'error');
+  await expect(page.getByTestId('dicom-error')).toContainText('This DICOM file could not be displayed');
+  await expect(page.getByTestId('dicom-error')).toContainText('truncated');
+  await page.unroute(contentUrl);
+
+  await openViewer(page, ids.get('sr_comprehensive_explicit_le.dcm')!);
+  await expect(page.getByTestId('dicom-error')).toContainText('no pixel data');
+});
+
+test('CT: lung preset, drag window/level, invert, zoom, reset; screenshots at 1280 and 390 px', async () => {
+  await openViewer(page, ids.get(CT)!);
+  const viewport = page.getByTestId('dicom-viewport');
+  await expect(viewport).toHaveAttribute('data-state', 'rendered');
+  const overlay = page.getByTestId('dicom-overlay');
+  const defaultWindow = await overlay.textContent();
+
+  await page.getByRole('button', { name: /^Lung window/ }).click();
+  await expect(overlay).toContainText('W 1500 / L -600');
+  await expect(page.getByRole('button', { name: /^Lung window/ })).toHaveAttribute('aria-pressed', 'true');
+  const lung = await canvasStats(page);
+  expect(lung.levels).toBeGreaterThan(20);
+  mkdirSync(E2E.screenshotDir, { recursive: true });
+  await page.screenshot({ path: `${E2E.screenshotDir}dicom-viewer-ct-lung.png`, fullPage: true });
+
+  // Mouse drag with the window/level tool changes the window.
+  const box = (await viewport.boundingBox())!;
+  await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+  await page.mouse.down();
+  await page.mouse.move(box.x + box.width / 2 + 120, box.y + box.height / 2 + 60, { steps: 6 });
+  await page.mouse.up();
+  await expect(overlay).not.toContainText('W 1500 / L -600');
+  await expect(page.getByRole('button', { name: /^Lung window/ })).toHaveAttribute('aria-pressed', 'false');
+
+  await page.getByRole('button', { name: 'Invert' }).click();
+  await expect(page.getByRole('button', { name: 'Invert' })).toHaveAttribute('aria-pressed', 'true');
+  await page.getByRole('button', { name: 'Zoom in' }).click();
+  await expect(overlay).toContainText('Zoom 125%');
+  await page.keyboard.press('r');
+  await expect(overlay).toContainText('Zoom 100%');
+  await expect(page.getByRole('button', { name: 'Invert' })).toHaveAttribute('aria-pressed', 'false');
+  expect(await overlay.textContent()).toBe(defaultWindow);
+
+  // Phone width: the tools wrap, nothing scrolls sideways, details move into a drawer.
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.keyboard.press('2');
+  await expect(overlay).toContainText('W 1500 / L -600');
+  expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+  for (const name of ['Zoom in', 'Zoom out', 'Invert', 'Reset view', 'Image details']) {
+    await expect(page.getByRole('button', { name })).toBeInViewport();
+  }
+  await page.screenshot({ path: `${E2E.screenshotDir}dicom-viewer-ct-lung-390.png`, fullPage: true });
+  await page.getByRole('button', { name: 'Image details' }).click();
+  await expect(page.getByRole('dialog')).toContainText('Modality');
+  await page.getByRole('button', { name: 'Close' }).click();
+  await page.setViewportSize({ width: 1280, height: 900 });
+});
+
+test('multi-frame: slider, arrow keys and cine play/pause', async () => {
+  await openViewer(page, ids.get('mr_multiframe_rle_16bit.dcm')!);
+  const viewport = page.getByTestId('dicom-viewport');
+  await expect(viewport).toHaveAttribute('data-state', 'rendered');
+  const slider = page.getByRole('slider', { name: 'Frame' });
+  await expect(slider).toHaveAttribute('aria-valuemax', '9');
+  await viewport.focus();
+  await page.keyboard.press('ArrowRight');
+  await expect(viewport).toHaveAttribute('data-frame', '1');
+  await page.getByRole('button', { name: 'Play' }).click();
+  await expect(viewport).not.toHaveAttribute('data-frame', '1');
+  await page.getByRole('button', { name: 'Pause' }).click();
+  const frame = await viewport.getAttribute('data-frame');
+  await page.waitForTimeout(300);
+  await expect(viewport).toHaveAttribute('data-frame', frame!);
+});
+
+test('WebAssembly-decoded fixtures (JPEG-LS, JPEG 2000, JPEG baseline) render', async () => {
+  const failures = await renderFailures(WASM_FIXTURES);
+  // The codecs need script-src 'wasm-unsafe-eval' in the server's Content-Security-Policy.
+  expect(failures, "WebAssembly codecs need 'wasm-unsafe-eval' in script-src").toEqual([]);
+});

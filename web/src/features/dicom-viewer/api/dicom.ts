@@ -1,0 +1,25 @@
+import { DicomPaths, ImagePaths, type DicomMetadata } from '@medshare/contracts';
+import { ApiError, api, apiBlob } from '../../../lib/api-client';
+
+/** Non-PHI attributes for anyone who sees the item; patient fields only for content viewers. */
+export async function fetchDicomMetadata(id: string, signal?: AbortSignal): Promise<DicomMetadata> {
+  // DicomPaths are absolute (/api/...); the client adds /api itself.
+  const { data } = await api.get<DicomMetadata>(DicomPaths.metadata(id).replace(/^\/api/, ''), { signal });
+  return data;
+}
+
+/** The original DICOM bytes, fetched with the bearer header like every other content read. */
+export async function fetchDicomBytes(id: string, signal?: AbortSignal): Promise<Uint8Array> {
+  const blob = await apiBlob(ImagePaths.content(id), { signal });
+  return new Uint8Array(await blob.arrayBuffer());
+}
+
+export function loadErrorMessage(error: unknown): string {
+  if (error instanceof ApiError) {
+    if (error.status === 404) return error.message || 'This image does not exist, or it is not shared with you.';
+    if (error.status === 403) return error.message || 'You may not view this image.';
+    if (error.status === 0) return 'The server could not be reached. Check your connection and try again.';
+    return error.message || `The image could not be loaded (HTTP ${error.status}).`;
+  }
+  return 'The image could not be loaded.';
+}

@@ -1,0 +1,282 @@
+// Everything that touches Cornerstone3D lives here, so the rest of the feature stays plain React
+// and this module (with vtk.js and the codecs behind it) loads only with the viewer route.
+import { Enums, RenderingEngine, cache, eventTarget, init as coreInit, type Types } from '@cornerstonejs/core';
+import { init as loaderInit, wadouri } from '@cornerstonejs/dicom-image-loader';
+import {
+  Enums as ToolEnums,
+  PanTool,
+  StackScrollTool,
+  ToolGroupManager,
+  WindowLevelTool,
+  ZoomTool,
+  addTool,
+  init as toolsInit,
+} from '@cornerstonejs/tools';
+import { ensurePart10 } from '../utils/part10';
+import { fromVoiRange, toVoiRange, type WindowLevel } from '../utils/window-level';
+
+export type ToolMode = 'windowLevel' | 'zoom' | 'pan';
+
+export type ViewerState = {
+  frame: number;
+  frames: number;
+  window: WindowLevel | null;
+  invert: boolean;
+  zoom: number;
+};
+
+export type ViewerCallbacks = {
+  /** Called after every render with what the toolbar shows. */
+  onChange: (state: ViewerState) => void;
+};
+
+const TOOL_NAMES: Record<ToolMode, string> = {
+  windowLevel: WindowLevelTool.toolName,
+  zoom: ZoomTool.toolName,
+  pan: PanTool.toolName,
+};
+
+/** A 30-frame ultrasound decodes in about a second here; a minute means something is stuck. */
+const LOAD_TIMEOUT_MS = 30_000;
+
+let initialised: Promise<void> | null = null;
+
+/** Cornerstone keeps global state: initialise it once per page, on the first viewer. */
+function initCornerstone(): Promise<void> {
+  initialised ??= (async () => {
+    // One viewport at a time: one WebGL context (the default pool of 7 exhausts the browser's
+    // limit after a few viewer visits).
+    coreInit({ rendering: { webGlContextCount: 1 }, debug: {} });
+    // One decode worker is enough for one image and leaves the other core to the UI. The
+    // dicom-parser metadata path (deprecated in 5.x but maintained) reads deflated, big-endian
+    // and header-less files that the newer dcmjs-based path rejects.
+    loaderInit({ maxWebWorkers: 1, useLegacyMetadataProvider: true });
+    toolsInit();
+    for (const tool of [WindowLevelTool, ZoomTool, PanTool, StackScrollTool]) addTool(tool);
+  })();
+  return initialised;
+}
+
+let sequence = 0;
+
+/** A thrown decoder error as one readable sentence. */
+export function describeError(error: unknown): string {
+  const text = error instanceof Error ? error.message : typeof error === 'string' ? error : '';
+  // A browser that may not compile WebAssembly (CSP without 'wasm-unsafe-eval') cannot run the
+  // JPEG-LS, JPEG 2000 and JPEG baseline codecs.
+  if (/WebAssembly|Content Security/i.test(text)) return 'this server does not let the browser run the image codec';
+  if (text) return text.length > 200 ? `${text.slice(0, 200)}…` : text;
+  if (error && typeof error === 'object' && 'error' in error) return describeError((error as { error: unknown }).error);
+  return 'unknown decoder error';
+}
+
+export class CornerstoneViewer {
+  private readonly id = ++sequence;
+  private readonly engineId = `medshare-engine-${this.id}`;
+  private readonly viewportId = `medshare-viewport-${this.id}`;
+  private readonly toolGroupId = `medshare-tools-${this.id}`;
+  private engine: RenderingEngine | null = null;
+  private fileIndex: number | null = null;
+  private imageIds: string[] = [];
+  private defaultWindow: WindowLevel | null = null;
+  private mode: ToolMode = 'windowLevel';
+  private destroyed = false;
+  private resizeObserver: ResizeObserver | null = null;
+  private hasImage = false;
+  private resolveFirstPaint: () => void = () => {};
+
+  private readonly element: HTMLDivElement;
+  private readonly callbacks: ViewerCallbacks;
+
+  constructor(element: HTMLDivElement, callbacks: ViewerCallbacks) {
+    this.element = element;
+    this.callbacks = callbacks;
+  }
+
+  /** Decodes the file and shows its first frame; rejects with the decoder's reason. */
+  async open(bytes: Uint8Array): Promise<{ frames: number; defaultWindow: WindowLevel | null }> {
+    await initCornerstone();
+    if (this.destroyed) return { frames: 0, defaultWindow: null };
+    const part10 = ensurePart10(bytes);
+    const blob = new Blob([part10.buffer as ArrayBuffer], { type: 'application/dicom' });
+    const baseId = wadouri.fileManager.add(blob);
+    this.fileIndex = Number(baseId.slice('dicomfile:'.length));
+
+    // Parse once to learn the frame count; the loader keeps the parsed data set for the frames.
+    const uri = String(this.fileIndex);
+    const dataSet = await wadouri.dataSetCacheManager.load(uri, wadouri.loadFileRequest, baseId);
+    const pixelData = dataSet.elements.x7fe00010;
+    if (!pixelData) throw new Error('the file has no pixel data');
+    // dicom-parser accepts a file that ends inside its pixel data; the decoder would then show
+    // whatever follows in memory, so a cut-short file is refused here.
+    if (!pixelData.encapsulatedPixelData && pixelData.dataOffset + pixelData.length > dataSet.byteArray.length) {
+      throw new Error('the file ends before its pixel data does (it is truncated)');
+    }
+    const frames = Math.max(1, dataSet.intString('x00280008') ?? 1);
+    this.imageIds = frames > 1 ? Array.from({ length: frames }, (_, i) => `${baseId}?frame=${i + 1}`) : [baseId];
+
+    const engine = new RenderingEngine(this.engineId);
+    this.engine = engine;
+    engine.enableElement({
+      viewportId: this.viewportId,
+      type: Enums.ViewportType.STACK,
+      element: this.element,
+      defaultOptions: { background: [0, 0, 0] as Types.Point3 },
+    });
+    this.setupTools(frames > 1);
+    this.element.addEventListener(Enums.Events.STACK_NEW_IMAGE, this.handleNewImage);
+    this.element.addEventListener(Enums.Events.IMAGE_RENDERED, this.handleRendered);
+
+    // The viewport renders (empty) before the decoder has finished; "open" means pixels shown.
+    const firstPaint = new Promise<void>((resolve) => {
+      this.resolveFirstPaint = resolve;
+    });
+    await this.untilFirstImage(Promise.all([this.viewport().setStack(this.imageIds, 0), firstPaint]));
+    const props = this.viewport().getProperties();
+    this.defaultWindow = props.voiRange ? fromVoiRange(props.voiRange) : null;
+
+    this.resizeObserver = new ResizeObserver(() => {
+      if (!this.destroyed) this.engine?.resize(true, false);
+    });
+    this.resizeObserver.observe(this.element);
+    return { frames, defaultWindow: this.defaultWindow };
+  }
+
+  /**
+   * A decoder that dies in its worker (a codec the browser refuses to compile, say) may leave
+   * setStack pending for ever; the load-error events and a time limit turn that into an error.
+   */
+  private untilFirstImage(loading: Promise<unknown>): Promise<unknown> {
+    let cleanup = () => {};
+    const failed = new Promise<never>((_, reject) => {
+      const onError = (event: Event) => {
+        const detail = (event as CustomEvent<{ imageId?: string; error?: unknown }>).detail;
+        if (detail?.imageId && !this.imageIds.includes(detail.imageId)) return;
+        reject(new Error(describeError(detail?.error ?? detail)));
+      };
+      const timer = window.setTimeout(() => reject(new Error('decoding took too long')), LOAD_TIMEOUT_MS);
+      eventTarget.addEventListener(Enums.Events.IMAGE_LOAD_ERROR, onError);
+      eventTarget.addEventListener(Enums.Events.IMAGE_LOAD_FAILED, onError);
+      cleanup = () => {
+        window.clearTimeout(timer);
+        eventTarget.removeEventListener(Enums.Events.IMAGE_LOAD_ERROR, onError);
+        eventTarget.removeEventListener(Enums.Events.IMAGE_LOAD_FAILED, onError);
+      };
+    });
+    return Promise.race([loading, failed]).finally(cleanup);
+  }
+
+  private viewport(): Types.IStackViewport {
+    const viewport = this.engine?.getViewport(this.viewportId);
+    if (!viewport) throw new Error('viewer is not open');
+    return viewport as Types.IStackViewport;
+  }
+
+  private setupTools(multiFrame: boolean) {
+    const group = ToolGroupManager.createToolGroup(this.toolGroupId);
+    if (!group) throw new Error('could not create the tool group');
+    for (const name of [WindowLevelTool, ZoomTool, PanTool, StackScrollTool].map((t) => t.toolName)) {
+      group.addTool(name);
+    }
+    group.addViewport(this.viewportId, this.engineId);
+    this.applyBindings(multiFrame);
+  }
+
+  /**
+   * The chosen tool answers the left button and one finger; the right button zooms, the middle
+   * one pans, two fingers pinch-zoom and pan, and the wheel pages through frames (or zooms a
+   * single image) whatever the chosen tool.
+   */
+  private applyBindings(multiFrame = this.imageIds.length > 1) {
+    const group = ToolGroupManager.getToolGroup(this.toolGroupId);
+    if (!group) return;
+    const { MouseBindings } = ToolEnums;
+    const bindings: Record<string, Array<{ mouseButton?: number; numTouchPoints?: number }>> = {
+      [WindowLevelTool.toolName]: [],
+      [ZoomTool.toolName]: [{ mouseButton: MouseBindings.Secondary }, { numTouchPoints: 2 }],
+      [PanTool.toolName]: [{ mouseButton: MouseBindings.Auxiliary }],
+      [StackScrollTool.toolName]: [],
+    };
+    bindings[TOOL_NAMES[this.mode]]!.push({ mouseButton: MouseBindings.Primary });
+    bindings[multiFrame ? StackScrollTool.toolName : ZoomTool.toolName]!.push({ mouseButton: MouseBindings.Wheel });
+    for (const [name, list] of Object.entries(bindings)) {
+      group.setToolPassive(name);
+      if (list.length) group.setToolActive(name, { bindings: list });
+    }
+  }
+
+  setMode(mode: ToolMode) {
+    this.mode = mode;
+    this.applyBindings();
+  }
+
+  setWindow(window: WindowLevel | null) {
+    const target = window ?? this.defaultWindow;
+    if (!target) return;
+    this.viewport().setProperties({ voiRange: toVoiRange(target) });
+    this.viewport().render();
+  }
+
+  toggleInvert() {
+    const viewport = this.viewport();
+    viewport.setProperties({ invert: !viewport.getProperties().invert });
+    viewport.render();
+  }
+
+  zoomBy(factor: number) {
+    const viewport = this.viewport();
+    viewport.setZoom(viewport.getZoom() * factor);
+    viewport.render();
+  }
+
+  /** Back to the file's window, no inversion change beyond the file's own, fitted and centred. */
+  reset() {
+    const viewport = this.viewport();
+    viewport.resetProperties();
+    viewport.resetCamera();
+    if (this.defaultWindow) viewport.setProperties({ voiRange: toVoiRange(this.defaultWindow) });
+    viewport.render();
+  }
+
+  async goToFrame(index: number) {
+    const n = this.imageIds.length;
+    if (!n) return;
+    await this.viewport().setImageIdIndex(((index % n) + n) % n);
+  }
+
+  private readonly handleNewImage = () => {
+    this.hasImage = true;
+  };
+
+  private readonly handleRendered = () => {
+    if (this.destroyed || !this.engine || !this.hasImage) return;
+    this.resolveFirstPaint();
+    const viewport = this.viewport();
+    const props = viewport.getProperties();
+    this.callbacks.onChange({
+      frame: viewport.getCurrentImageIdIndex(),
+      frames: this.imageIds.length,
+      window: props.voiRange ? fromVoiRange(props.voiRange) : null,
+      invert: Boolean(props.invert),
+      zoom: viewport.getZoom(),
+    });
+  };
+
+  destroy() {
+    this.destroyed = true;
+    this.resizeObserver?.disconnect();
+    this.element.removeEventListener(Enums.Events.IMAGE_RENDERED, this.handleRendered);
+    this.element.removeEventListener(Enums.Events.STACK_NEW_IMAGE, this.handleNewImage);
+    ToolGroupManager.destroyToolGroup(this.toolGroupId);
+    this.engine?.destroy();
+    this.engine = null;
+    for (const imageId of this.imageIds) {
+      // Frames never shown were never cached; the cache throws for those.
+      if (cache.getImageLoadObject(imageId)) cache.removeImageLoadObject(imageId, { force: true });
+    }
+    if (this.fileIndex !== null) {
+      wadouri.dataSetCacheManager.unload(String(this.fileIndex));
+      wadouri.fileManager.remove(this.fileIndex);
+    }
+  }
+}
