@@ -3,11 +3,14 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
+import S3rver from 's3rver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditVerify } from '../src/cli/audit-verify.ts';
 import { runRestore } from '../src/cli/restore.ts';
 import type { Config } from '../src/config.ts';
-import { type BackupResult, createBackup } from '../src/modules/backup/backup.ts';
+import { type BackupResult, createBackup, restoreBackup } from '../src/modules/backup/backup.ts';
+import { openDatabase } from '../src/db/db.ts';
+import { createS3Storage } from '../src/storage/s3-storage.ts';
 import { bytesOf, fixture, uploadFile } from '../src/modules/images/images.test-helpers.ts';
 import { createStorage } from '../src/storage/index.ts';
 import { ADMIN, type SignedIn, type TestApp, createTestApp, login, loginAdmin, newUser } from './harness.ts';
@@ -212,6 +215,47 @@ describe('restore', () => {
     expect(r.code).toBe(2);
     expect(r.lines.join('\n')).toContain(`${blob.file} does not match its SHA-256`);
   });
+
+  it(
+    'into an S3 store and back: the same blobs, byte for byte',
+    async () => {
+      const s3 = new S3rver({
+        port: 0,
+        address: '127.0.0.1',
+        silent: true,
+        directory: temp('medshare-s3-'),
+        configureBuckets: [{ name: 'medshare-backup', configs: [] }],
+      });
+      const { port } = await s3.run();
+      const storage = createS3Storage({
+        endpoint: `http://127.0.0.1:${port}`,
+        region: 'us-east-1',
+        bucket: 'medshare-backup',
+        accessKeyId: 'S3RVER',
+        secretAccessKey: 'S3RVER',
+        forcePathStyle: true,
+        prefix: 'blobs/',
+      });
+      const database = await openDatabase({ kind: 'pglite', dir: null });
+      try {
+        const target = { db: database.db, storage, masterKey: source.config.masterKey };
+        const r = await restoreBackup(backup.dir, target);
+        expect(r.blobs).toBe(backup.manifest.blobs.length);
+        await expect(restoreBackup(backup.dir, target)).rejects.toThrow(/not empty/);
+        const again = await createBackup({ ...target, kind: 'pglite' }, join(temp('medshare-backup-'), 'again'));
+        expect(again.manifest.storageDriver).toBe('s3');
+        expect(again.manifest.blobs.map(({ key, sha256 }) => ({ key, sha256 }))).toEqual(
+          backup.manifest.blobs.map(({ key, sha256 }) => ({ key, sha256 })),
+        );
+        expect(again.manifest.tables).toEqual(backup.manifest.tables);
+      } finally {
+        storage.close();
+        await database.close();
+        await s3.close();
+      }
+    },
+    SLOW,
+  );
 
   it.runIf(process.env.TEST_DATABASE_URL)(
     'into a fresh PostgreSQL database',

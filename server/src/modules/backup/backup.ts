@@ -109,6 +109,9 @@ export async function createBackup(source: BackupSource, dir: string): Promise<B
     .setIsolationLevel('repeatable read')
     .execute(async (trx) => {
       await sql`SET TRANSACTION READ ONLY`.execute(trx);
+      // Rows as text do not depend on the server's settings: the same data always dumps the same.
+      await sql`SET LOCAL TIME ZONE 'UTC'`.execute(trx);
+      await sql`SET LOCAL bytea_output = 'hex'`.execute(trx);
       const applied = await sql<{ name: string }>`SELECT name FROM kysely_migration ORDER BY name DESC LIMIT 1`
         .execute(trx)
         .catch(() => ({ rows: [] as Array<{ name: string }> }));
