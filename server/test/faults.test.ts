@@ -1,9 +1,13 @@
 import { Redis } from 'ioredis';
-import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import S3rver from 's3rver';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { fixture, uploadFile } from '../src/modules/images/images.test-helpers.ts';
 import { type SseConnection, openSse } from '../src/modules/messages/sse-test-client.ts';
+import { createS3Storage } from '../src/storage/s3-storage.ts';
 import { testDbKind } from './database.ts';
 import { type SignedIn, type TestApp, ADMIN, createTestApp, login, loginAdmin, newUser } from './harness.ts';
 import { type TcpProxy, startTcpProxy, throughProxy } from './tcp-proxy.ts';
@@ -220,10 +224,17 @@ describe('blob storage write errors', () => {
         .filter((d) => d.isFile())
         .map((d) => join(d.parentPath, d.name))
         .sort();
+    const mine = async () =>
+      (await t.request({ method: 'GET', url: '/api/upload/my-images?limit=100', token: doctor.token })).json()
+        .data as Array<{ thumbnailStatus: string }>;
+    const count = async () => (await mine()).length;
+    // Thumbnails are written in the background after the answer: let them finish first.
+    const settled = () =>
+      expect
+        .poll(async () => (await mine()).some((i) => i.thumbnailStatus === 'pending'), { timeout: 10_000 })
+        .toBe(false);
+    await settled();
     const before = files();
-    const count = async () =>
-      (await t.request({ method: 'GET', url: '/api/upload/my-images?limit=100', token: doctor.token })).json().data
-        .length as number;
     expect(await count()).toBe(1);
 
     // The disk refuses writes. The tests run as root, for whom chmod changes nothing, so the
@@ -243,7 +254,78 @@ describe('blob storage write errors', () => {
     }
     expect((await uploadFile(t, doctor.token, png)).statusCode).toBe(201);
     expect(await count()).toBe(2);
+    await settled();
     expect(existsSync(tmp) && readdirSync(tmp)).toEqual([]);
+  });
+});
+
+describe('S3 store gone mid-upload', () => {
+  it('answers 503, keeps no row and no object, and stores again once S3 is back', { timeout: 60_000 }, async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'medshare-s3-fault-'));
+    cleanups.push(async () => rmSync(dir, { recursive: true, force: true }));
+    const s3 = new S3rver({
+      port: 0,
+      address: '127.0.0.1',
+      silent: true,
+      directory: dir,
+      configureBuckets: [{ name: 'faults', configs: [] }],
+    });
+    const { port } = await s3.run();
+    cleanups.push(() => s3.close());
+    const proxy = await startTcpProxy({ host: '127.0.0.1', port });
+    cleanups.push(() => proxy.close());
+    const s3Settings = {
+      endpoint: `http://127.0.0.1:${proxy.port}`,
+      region: 'us-east-1',
+      bucket: 'faults',
+      accessKeyId: 'S3RVER',
+      secretAccessKey: 'S3RVER',
+      forcePathStyle: true,
+      prefix: 'blobs/',
+    };
+    const t = await app((c) => {
+      c.storage = { ...c.storage, driver: 's3', s3: s3Settings };
+    });
+    const doctor = await newUser(t, 'healthProvider');
+    // The test's own view of the bucket, straight to s3rver.
+    const direct = createS3Storage({ ...s3Settings, endpoint: `http://127.0.0.1:${port}` });
+    cleanups.push(async () => direct.close());
+    const objects = async () => {
+      const found: string[] = [];
+      for await (const b of direct.list()) found.push(b.key);
+      return found.sort();
+    };
+    const count = async () =>
+      (await t.request({ method: 'GET', url: '/api/upload/my-images?limit=100', token: doctor.token })).json().data
+        .length as number;
+    // 9 MB: a multipart upload (8 MB parts), cut inside the first part. (A single PUT cut short
+    // is refused by S3 for its wrong length; s3rver would keep the truncated object instead.)
+    const big = {
+      name: 'scan.pdf',
+      type: 'application/pdf',
+      data: Buffer.concat([Buffer.from('%PDF-1.7\n'), randomBytes(9 * 1024 * 1024)]),
+    };
+    expect((await uploadFile(t, doctor.token, fixture('other/minimal_document_1page.pdf'))).statusCode).toBe(201);
+    const before = await objects();
+    expect(before).toHaveLength(1);
+
+    const cut = proxy.cutAfter(2 * 1024 * 1024);
+    const started = Date.now();
+    const res = await uploadFile(t, doctor.token, big);
+    await cut;
+    const body = expectEnvelope(res, 503, 'unavailable');
+    expect(body.message).toMatch(/could not be stored/);
+    expect(Date.now() - started).toBeLessThan(15_000);
+    expect(await count()).toBe(1);
+    expect(await objects()).toEqual(before);
+
+    await proxy.restore();
+    // An unfinished multipart upload the abort could not reach is a partial the sweeper removes.
+    await direct.removeStalePartials(new Date(Date.now() + 1_000));
+    expect(await objects()).toEqual(before);
+    expect((await uploadFile(t, doctor.token, fixture('other/minimal_document_1page.pdf'))).statusCode).toBe(201);
+    expect(await count()).toBe(2);
+    expect(await objects()).toHaveLength(2);
   });
 });
 

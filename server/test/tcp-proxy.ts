@@ -7,6 +7,8 @@ export interface TcpProxy {
   readonly connections: number;
   /** The outage: stops listening (new connections are refused) and drops every open connection. */
   cut(): Promise<void>;
+  /** Cuts once `bytes` more have gone from the clients to the service: an outage mid-transfer. */
+  cutAfter(bytes: number): Promise<void>;
   /** The service is back: listens again on the same port. */
   restore(): Promise<void>;
   close(): Promise<void>;
@@ -21,6 +23,7 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
   let server: Server | null = null;
   let port = 0;
   let connections = 0;
+  let armed: { left: number; done: () => void } | null = null;
 
   const listen = () =>
     new Promise<void>((resolve, reject) => {
@@ -38,6 +41,15 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
         }
         client.on('close', () => upstream.destroy());
         upstream.on('close', () => client.destroy());
+        client.on('data', (chunk: Buffer) => {
+          if (!armed) return;
+          armed.left -= chunk.length;
+          if (armed.left <= 0) {
+            const { done } = armed;
+            armed = null;
+            void cut().then(done);
+          }
+        });
         client.pipe(upstream).pipe(client);
       });
       s.once('error', reject);
@@ -67,6 +79,7 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
       return connections;
     },
     cut,
+    cutAfter: (bytes) => new Promise<void>((done) => (armed = { left: bytes, done })),
     restore: () => (server ? Promise.resolve() : listen()),
     close: cut,
   };
