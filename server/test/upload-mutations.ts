@@ -356,8 +356,9 @@ export function makeCase(seed: number, index: number, all: FixtureFile[]): Uploa
 }
 
 /**
- * Sends one case over real HTTP (light-my-request's inject stalls on some malformed bodies that a
- * socket delivers fine, so both the script and the CI test use a listening server).
+ * Sends one case over real HTTP. Not inject: light-my-request hands the body over as one chunk,
+ * and busboy never finishes a body whose skipped part (e.g. `Content-Disposition: attachment`)
+ * arrives in a single chunk larger than 64 KiB — which a socket, read 64 KiB at a time, never does.
  */
 export function send(
   port: number,
