@@ -4,6 +4,7 @@ import fastifyStatic from '@fastify/static';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
+import { Redis } from 'ioredis';
 import {
   jsonSchemaTransform,
   serializerCompiler,
@@ -22,6 +23,7 @@ import { registerErrorHandler } from './http/error-handler.ts';
 import { loggerOptions } from './http/logger.ts';
 import { refuseNulCharacters } from './http/no-nul.ts';
 import { registerMetrics } from './http/metrics.ts';
+import { sharedRateLimitStore } from './http/rate-limit-store.ts';
 import { authRoutes } from './modules/auth/auth.routes.ts';
 import { analysisRoutes } from './modules/analysis/analysis.routes.ts';
 import { auditRoutes } from './modules/audit/audit.routes.ts';
@@ -88,8 +90,25 @@ export async function buildApp(config: Config, options: { logStream?: Writable }
     crossOriginEmbedderPolicy: false,
   });
 
+  // With REDIS_URL the counters live in Redis, so a limit holds across instances; the prefix is this
+  // database's channel name, so deployments (and parallel test runs) sharing a Redis never mix.
+  const limiterRedis = config.redisUrl
+    ? new Redis(config.redisUrl, {
+        connectTimeout: 1_000,
+        commandTimeout: 500,
+        maxRetriesPerRequest: 0,
+        enableOfflineQueue: false,
+      })
+    : null;
+  if (limiterRedis) {
+    limiterRedis.on('error', () => undefined); // outages are logged once by the event bus
+    app.addHook('onClose', async () => limiterRedis.disconnect());
+  }
   await app.register(rateLimit, {
     global: false,
+    ...(limiterRedis
+      ? { store: sharedRateLimitStore(limiterRedis, `${ctx.realtime.channel.replace(/:events$/, '')}:rate-limit:`) }
+      : {}),
     errorResponseBuilder: (_req, context) =>
       tooManyRequests('Too many requests. Please slow down and try again shortly.', context.ttl / 1000),
   });
