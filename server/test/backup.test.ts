@@ -274,10 +274,15 @@ describe('restore', () => {
         expect(r, r.lines.join('\n')).toMatchObject({ code: 0 });
         console.warn(`restore (PostgreSQL): ${(performance.now() - started).toFixed(0)} ms`);
         expect((await auditVerify(envFor(dataDir, { DATABASE_URL: url.toString() }))).code).toBe(0);
-        const refused = await runRestore(envFor(temp('medshare-restore-'), { DATABASE_URL: url.toString() }), [
-          backup.dir,
-        ]);
+        // Same database, empty blob store: the tables alone make the target non-empty.
+        const other = envFor(temp('medshare-restore-'), { DATABASE_URL: url.toString() });
+        const refused = await runRestore(other, [backup.dir]);
         expect(refused.code).toBe(2);
+        expect(refused.lines.join('\n')).toMatch(/already has \d+ tables/);
+        // --force drops every table (and the audit trigger's function) and restores again.
+        const forced = await runRestore(other, [backup.dir, '--force']);
+        expect(forced, forced.lines.join('\n')).toMatchObject({ code: 0 });
+        expect((await auditVerify(other)).code).toBe(0);
         await checkRestored(dataDir, { kind: 'postgres', url: url.toString() });
       } finally {
         await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
