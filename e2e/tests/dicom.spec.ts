@@ -1,3 +1,4 @@
+import { AxeBuilder } from '@axe-core/playwright';
 import { type Page, expect, test } from '@playwright/test';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { approveViaApi, registerViaApi, signInViaApi, uniqueUser } from '../support/api.ts';
@@ -97,13 +98,14 @@ test.beforeAll(async ({ browser }) => {
     ids.set(file, await uploadDicom(token, file));
   }
   // One signed-in page for the whole file: signing in takes a mailed code each time.
-  page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  // (A context of our own: axe needs one made with browser.newContext().)
+  page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
   await loginThroughUi(page, account.email, account.password);
   await expect(page).toHaveURL(/\/dashboard/);
 });
 
 test.afterAll(async () => {
-  await page?.close();
+  await page?.context().close();
 });
 
 /** Opens each file and collects what did not render, so one run names every failure. */
@@ -190,10 +192,29 @@ test('CT: lung preset, drag window/level, invert, zoom, reset; screenshots at 12
     await expect(page.getByRole('button', { name })).toBeInViewport();
   }
   await page.screenshot({ path: `${E2E.screenshotDir}dicom-viewer-ct-lung-390.png`, fullPage: true });
+
+  // One-finger drag on a touch screen adjusts the window like the mouse does.
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('Emulation.setTouchEmulationEnabled', { enabled: true, maxTouchPoints: 5 });
+  const touchBox = (await viewport.boundingBox())!;
+  const [x, y] = [touchBox.x + touchBox.width / 2, touchBox.y + touchBox.height / 2];
+  await cdp.send('Input.dispatchTouchEvent', { type: 'touchStart', touchPoints: [{ x, y }] });
+  for (let i = 1; i <= 6; i += 1) {
+    await cdp.send('Input.dispatchTouchEvent', { type: 'touchMove', touchPoints: [{ x: x + i * 15, y: y + i * 8 }] });
+  }
+  await cdp.send('Input.dispatchTouchEvent', { type: 'touchEnd', touchPoints: [] });
+  await expect(overlay).not.toContainText('W 1500 / L -600');
+  await cdp.send('Emulation.setTouchEmulationEnabled', { enabled: false });
+  await cdp.detach();
+
   await page.getByRole('button', { name: 'Image details' }).click();
   await expect(page.getByRole('dialog')).toContainText('Modality');
   await page.getByRole('button', { name: 'Close' }).click();
   await page.setViewportSize({ width: 1280, height: 900 });
+
+  const axe = await new AxeBuilder({ page }).analyze();
+  const bad = axe.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+  expect(bad.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)).toEqual([]);
 });
 
 test('multi-frame: slider, arrow keys and cine play/pause', async () => {

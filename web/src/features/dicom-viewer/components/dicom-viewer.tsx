@@ -287,7 +287,8 @@ export function DicomViewer({ imageId }: { imageId: string }) {
                 : `Default window (${p.key})`
             }
             title={p.window ? `W ${p.window.width} / L ${p.window.center} (${p.key})` : `From the file (${p.key})`}
-            sx={{ px: 1.25 }}
+            // The theme's default grey is too faint on white for WCAG AA text.
+            sx={{ px: 1.25, color: 'text.primary' }}
           >
             {p.label}
           </ToggleButton>
