@@ -1,5 +1,6 @@
 import react from '@vitejs/plugin-react';
 import { defineConfig } from 'vite';
+import { precompress } from './build/precompress.ts';
 
 // The server answers with `style-src 'self' 'nonce-…'`; a preview should fail the same way a
 // deployment would, so it sends the same policy with the unreplaced placeholder as the nonce.
@@ -16,7 +17,7 @@ const previewCsp = [
 ].join('; ');
 
 export default defineConfig({
-  plugins: [react()],
+  plugins: [react(), precompress()],
   html: {
     // The server replaces the placeholder per request; Vite stamps it on its tags and emits
     // <meta property="csp-nonce"> so Emotion can read it at runtime.

@@ -182,6 +182,8 @@ async function registerWebApp(app: FastifyInstance, dist: string) {
     root: dist,
     index: false,
     wildcard: false,
+    // The build writes .br and .gz beside each asset (web/build/precompress.ts); sent by Accept-Encoding.
+    preCompressed: true,
     setHeaders: (reply, path) => {
       reply.header('cache-control', path.includes('/assets/') ? 'public, max-age=31536000, immutable' : 'no-cache');
     },

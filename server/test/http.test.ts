@@ -1,6 +1,7 @@
 import { Writable } from 'node:stream';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { brotliCompressSync, brotliDecompressSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type TestApp, createTestApp, newUser } from './harness.ts';
 
@@ -20,6 +21,9 @@ beforeAll(async () => {
         '<html><head><meta property="csp-nonce" nonce="__CSP_NONCE__"></head><body>app</body></html>',
       );
       writeFileSync(join(dist, 'assets', 'app.js'), 'console.log(1)');
+      // What web/build/precompress.ts writes beside each asset.
+      writeFileSync(join(dist, 'assets', 'app.js.br'), brotliCompressSync('console.log(1)'));
+      writeFileSync(join(dist, 'assets', 'app.js.gz'), gzipSync('console.log(1)'));
       c.webDist = dist;
     },
     new Writable({
@@ -73,6 +77,18 @@ describe('security headers', () => {
     expect(nonceA).not.toBe(nonceB);
     expect(String(a.headers['content-security-policy'])).toContain(`'nonce-${nonceA}'`);
     expect(a.headers['cache-control']).toBe('no-store');
+  });
+
+  it('sends the precompressed asset the browser accepts, and the plain one otherwise', async () => {
+    const br = await t.request({ method: 'GET', url: '/assets/app.js', headers: { 'accept-encoding': 'gzip, br' } });
+    expect(br.headers['content-encoding']).toBe('br');
+    expect(br.headers['content-type']).toMatch(/javascript/);
+    expect(brotliDecompressSync(br.rawPayload).toString()).toBe('console.log(1)');
+    const gz = await t.request({ method: 'GET', url: '/assets/app.js', headers: { 'accept-encoding': 'gzip' } });
+    expect(gz.headers['content-encoding']).toBe('gzip');
+    const plain = await t.request({ method: 'GET', url: '/assets/app.js', headers: { 'accept-encoding': 'identity' } });
+    expect(plain.headers['content-encoding']).toBeUndefined();
+    expect(plain.body).toBe('console.log(1)');
   });
 
   it('answers unknown API routes with a JSON 404, not the SPA', async () => {

@@ -1,0 +1,41 @@
+import { readFile, readdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { brotliCompress, constants, gzip } from 'node:zlib';
+import type { Plugin } from 'vite';
+
+const brotli = promisify(brotliCompress);
+const gz = promisify(gzip);
+const COMPRESSIBLE = /\.(js|mjs|css|html|svg|json|wasm|txt|map)$/;
+
+/**
+ * Writes `.br` and `.gz` beside every compressible asset after the build, so the server
+ * (@fastify/static `preCompressed`) sends them without compressing per request.
+ */
+export function precompress(minBytes = 1024): Plugin {
+  let outDir = 'dist';
+  return {
+    name: 'medshare-precompress',
+    apply: 'build',
+    configResolved(config) {
+      outDir = config.build.outDir;
+    },
+    async closeBundle() {
+      const files = (await readdir(outDir, { recursive: true })).filter((f) => COMPRESSIBLE.test(f));
+      await Promise.all(
+        files.map(async (file) => {
+          const path = join(outDir, file);
+          const data = await readFile(path);
+          if (data.length < minBytes) return;
+          const [b, g] = await Promise.all([
+            brotli(data, {
+              params: { [constants.BROTLI_PARAM_QUALITY]: 11, [constants.BROTLI_PARAM_SIZE_HINT]: data.length },
+            }),
+            gz(data, { level: 9 }),
+          ]);
+          await Promise.all([writeFile(`${path}.br`, b), writeFile(`${path}.gz`, g)]);
+        }),
+      );
+    },
+  };
+}
