@@ -184,7 +184,7 @@ async function bulk(c: pg.Client, sizes: Sizes, have: { users: number; images: n
               t.dicom_columns, t.dicom_frames
        FROM (SELECT i, gen_random_uuid() AS id FROM generate_series(1, $1::int) AS s(i)) AS g
        JOIN t ON t.k = g.i % (SELECT n FROM n)
-       JOIN p ON p.k = (g.i * 7919) % (SELECT n FROM pn)`,
+       JOIN p ON p.k = (g.i::bigint * 7919) % (SELECT n FROM pn)`,
       [images],
     );
     // Each bulk image's patient share, as an upload with patientId makes it (code hash of a template share).
@@ -206,7 +206,8 @@ async function bulk(c: pg.Client, sizes: Sizes, have: { users: number; images: n
       [messages],
     );
   }
-  await c.query('ANALYZE');
+  // VACUUM as well: fresh bulk rows have no visibility map yet, which steady-state tables (autovacuum) do.
+  await c.query('VACUUM ANALYZE');
 }
 
 /**

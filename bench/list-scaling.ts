@@ -46,7 +46,7 @@ async function timeIt(path: string, token: string): Promise<{ p50: number; p99: 
 
 async function main() {
   console.log(`machine: ${machine()}`);
-  const ms = await startMedShare({ port: PORT, database: 'h6_lists' });
+  const ms = await startMedShare({ port: PORT, database: `h6_lists_${PORT}` });
   const handle = await openDatabase({ kind: 'postgres', url: ms.databaseUrl });
   const db = handle.db;
   /** Every query the repositories execute, compiled, in order. */
