@@ -232,6 +232,14 @@ test('multi-frame: slider, arrow keys and cine play/pause', async () => {
   const frame = await viewport.getAttribute('data-frame');
   await page.waitForTimeout(300);
   await expect(viewport).toHaveAttribute('data-frame', frame!);
+
+  // At phone width the frame controls wrap under the image without sideways scrolling.
+  await page.setViewportSize({ width: 390, height: 844 });
+  await expect(page.getByRole('combobox', { name: /Speed/ })).toBeVisible();
+  expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+  mkdirSync(E2E.screenshotDir, { recursive: true });
+  await page.screenshot({ path: `${E2E.screenshotDir}dicom-viewer-multiframe-390.png`, fullPage: true });
+  await page.setViewportSize({ width: 1280, height: 900 });
 });
 
 test('WebAssembly-decoded fixtures (JPEG-LS, JPEG 2000, JPEG baseline) render', async () => {

@@ -83,6 +83,7 @@ export class CornerstoneViewer {
   private destroyed = false;
   private resizeObserver: ResizeObserver | null = null;
   private hasImage = false;
+  private refitFrame = 0;
   private resolveFirstPaint: () => void = () => {};
 
   private readonly element: HTMLDivElement;
@@ -135,11 +136,27 @@ export class CornerstoneViewer {
     const props = this.viewport().getProperties();
     this.defaultWindow = props.voiRange ? fromVoiRange(props.voiRange) : null;
 
-    this.resizeObserver = new ResizeObserver(() => {
-      if (!this.destroyed) this.engine?.resize(true, false);
-    });
+    this.resizeObserver = new ResizeObserver(() => this.refit());
     this.resizeObserver.observe(this.element);
     return { frames, defaultWindow: this.defaultWindow };
+  }
+
+  /**
+   * Refits the image after the element changed size (phone rotation, window resize). Cornerstone
+   * skips a resize that arrives while a render is pending (cine), so it is tried again on the next
+   * frames until the canvas matches the element.
+   */
+  private refit(attempt = 0) {
+    window.cancelAnimationFrame(this.refitFrame);
+    this.refitFrame = window.requestAnimationFrame(() => {
+      if (this.destroyed || !this.engine) return;
+      // keepCamera=false: refit the image to the new size, as viewers do on rotation.
+      this.engine.resize(true, false);
+      const canvas = this.element.querySelector('canvas');
+      const ratio = window.devicePixelRatio || 1;
+      const stale = canvas && Math.abs(canvas.width - Math.round(this.element.clientWidth * ratio)) > 1;
+      if (stale && attempt < 10) this.refit(attempt + 1);
+    });
   }
 
   /**
@@ -265,6 +282,7 @@ export class CornerstoneViewer {
   destroy() {
     this.destroyed = true;
     this.resizeObserver?.disconnect();
+    window.cancelAnimationFrame(this.refitFrame);
     this.element.removeEventListener(Enums.Events.IMAGE_RENDERED, this.handleRendered);
     this.element.removeEventListener(Enums.Events.STACK_NEW_IMAGE, this.handleNewImage);
     ToolGroupManager.destroyToolGroup(this.toolGroupId);
