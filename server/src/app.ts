@@ -71,7 +71,8 @@ export async function buildApp(config: Config, options: { logStream?: Writable }
       useDefaults: false,
       directives: {
         defaultSrc: ["'self'"],
-        scriptSrc: ["'self'"],
+        // 'wasm-unsafe-eval' lets the DICOM viewer compile its WebAssembly codecs; it does not allow eval() or inline script.
+        scriptSrc: ["'self'", "'wasm-unsafe-eval'"],
         styleSrc: ["'self'"],
         imgSrc: ["'self'", 'blob:', 'data:'],
         fontSrc: ["'self'", 'data:'],
