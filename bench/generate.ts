@@ -170,21 +170,21 @@ async function bulk(c: pg.Client, sizes: Sizes, have: { users: number; images: n
     await c.query(
       `WITH t AS (SELECT row_number() OVER (ORDER BY id) - 1 AS k, * FROM images WHERE deleted_at IS NULL),
             n AS (SELECT count(*) AS n FROM t),
-            p AS (SELECT row_number() OVER (ORDER BY u.id) - 1 AS k, u.id FROM users u JOIN roles r ON r.id = u.role_id
-                  WHERE r.name = 'patient' AND u.deleted_at IS NULL),
-            pn AS (SELECT count(*) AS n FROM p)
+            -- One array, indexed per row: a join on a computed key planned as a nested loop over 10^6 × 7·10^5.
+            p AS (SELECT array_agg(u.id ORDER BY u.id) AS ids FROM users u JOIN roles r ON r.id = u.role_id
+                  WHERE r.name = 'patient' AND u.deleted_at IS NULL)
        INSERT INTO images (id, uploader_id, patient_id, caption, content_type, original_name, size_bytes, sha256,
                            storage_key, wrapped_key, key_id, enc_format, thumbnail_status, thumb_storage_key,
                            thumb_wrapped_key, thumb_key_id, thumb_content_type, thumb_size_bytes, thumb_sha256,
                            created_at, dicom_kind, dicom_modality, dicom_rows, dicom_columns, dicom_frames)
-       SELECT g.id, t.uploader_id, p.id, t.caption || ' bulk ' || g.i, t.content_type, t.original_name,
+       SELECT g.id, t.uploader_id, p.ids[1 + ((g.i::bigint * 7919) % cardinality(p.ids))::int], t.caption || ' bulk ' || g.i, t.content_type, t.original_name,
               t.size_bytes, t.sha256, g.id::text, t.wrapped_key, t.key_id, t.enc_format, 'none',
               NULL, NULL, NULL, NULL, NULL, NULL,
               now() - make_interval(secs => g.i * 30), t.dicom_kind, t.dicom_modality, t.dicom_rows,
               t.dicom_columns, t.dicom_frames
        FROM (SELECT i, gen_random_uuid() AS id FROM generate_series(1, $1::int) AS s(i)) AS g
        JOIN t ON t.k = g.i % (SELECT n FROM n)
-       JOIN p ON p.k = (g.i::bigint * 7919) % (SELECT n FROM pn)`,
+       CROSS JOIN p`,
       [images],
     );
     // Each bulk image's patient share, as an upload with patientId makes it (code hash of a template share).

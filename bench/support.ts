@@ -18,6 +18,9 @@ export const ADMIN = { email: 'bench@medshare.local', password: 'Bench-admin-pas
 
 export const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
 
+// Killing a bench (SIGTERM, Ctrl-C) runs the 'exit' handlers that stop its servers.
+for (const signal of ['SIGTERM', 'SIGINT'] as const) process.once(signal, () => process.exit(128 + 15));
+
 export interface Answer {
   status: number;
   body: Buffer;

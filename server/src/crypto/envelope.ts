@@ -1,4 +1,11 @@
-import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+import {
+  type KeyObject,
+  createCipheriv,
+  createDecipheriv,
+  createHash,
+  createSecretKey,
+  randomBytes,
+} from 'node:crypto';
 
 /**
  * Envelope encryption for stored objects.
@@ -89,7 +96,7 @@ function nonce(prefix: Buffer, index: number, final: boolean): Buffer {
 }
 
 /** Ciphertext and tag as two buffers: the stream takes them in turn, so they are never joined by a copy. */
-function sealChunk(dataKey: Buffer, header: Buffer, index: number, final: boolean, plain: Buffer): [Buffer, Buffer] {
+function sealChunk(dataKey: KeyObject, header: Buffer, index: number, final: boolean, plain: Buffer): [Buffer, Buffer] {
   const cipher = createCipheriv('aes-256-gcm', dataKey, nonce(header.subarray(8, 15), index, final));
   cipher.setAAD(header);
   const body = cipher.update(plain);
@@ -97,7 +104,7 @@ function sealChunk(dataKey: Buffer, header: Buffer, index: number, final: boolea
   return [body, cipher.getAuthTag()];
 }
 
-function openChunk(dataKey: Buffer, header: Buffer, index: number, final: boolean, sealed: Buffer): Buffer {
+function openChunk(dataKey: KeyObject, header: Buffer, index: number, final: boolean, sealed: Buffer): Buffer {
   if (sealed.length < TAG_SIZE) throw new IntegrityError('encrypted chunk is too short');
   try {
     const decipher = createDecipheriv('aes-256-gcm', dataKey, nonce(header.subarray(8, 15), index, final));
@@ -156,6 +163,8 @@ export async function* encryptChunks(
   dataKey: Buffer,
   chunkSize = DEFAULT_CHUNK_SIZE,
 ): AsyncGenerator<Buffer> {
+  // One key object for all chunks: a raw key buffer makes createCipheriv build one per chunk.
+  const key = createSecretKey(dataKey);
   const header = Buffer.alloc(HEADER_SIZE);
   MAGIC.copy(header, 0);
   header.writeUInt32BE(chunkSize, 4);
@@ -166,10 +175,10 @@ export async function* encryptChunks(
   for await (const piece of source) {
     pending.push(piece);
     // Only a chunk known not to be the last may be sealed as non-final.
-    while (pending.length > chunkSize) yield* sealChunk(dataKey, header, index++, false, pending.take(chunkSize));
+    while (pending.length > chunkSize) yield* sealChunk(key, header, index++, false, pending.take(chunkSize));
   }
   // An empty final chunk is its tag alone (an empty buffer is not yielded: streams read it as nothing).
-  for (const part of sealChunk(dataKey, header, index, true, pending.take(pending.length))) if (part.length) yield part;
+  for (const part of sealChunk(key, header, index, true, pending.take(pending.length))) if (part.length) yield part;
 }
 
 export interface ExpectedPlaintext {
@@ -187,6 +196,7 @@ export async function* decryptChunks(
   dataKey: Buffer,
   expected?: ExpectedPlaintext,
 ): AsyncGenerator<Buffer> {
+  const key = createSecretKey(dataKey);
   let header: Buffer | null = null;
   let frame = 0;
   let index = 0;
@@ -205,14 +215,14 @@ export async function* decryptChunks(
       frame = chunkSize + TAG_SIZE;
     }
     while (pending.length > frame) {
-      const plain = openChunk(dataKey, header, index++, false, pending.take(frame));
+      const plain = openChunk(key, header, index++, false, pending.take(frame));
       hash.update(plain);
       size += plain.length;
       yield plain;
     }
   }
   if (!header) throw new IntegrityError('blob is shorter than its header');
-  const last = openChunk(dataKey, header, index, true, pending.take(pending.length));
+  const last = openChunk(key, header, index, true, pending.take(pending.length));
   hash.update(last);
   size += last.length;
   if (expected) {

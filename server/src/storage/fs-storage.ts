@@ -1,12 +1,20 @@
 import { randomUUID } from 'node:crypto';
-import { createWriteStream } from 'node:fs';
-import { mkdir, open, readdir, rename, rm, stat, unlink } from 'node:fs/promises';
+import { type FileHandle, mkdir, open, readdir, rename, rm, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import { type BlobInfo, type BlobStorage, BlobNotFoundError, assertBlobKey } from './storage.ts';
 
 const TMP = '.tmp';
+const WRITE_BATCH = 1024 * 1024;
+
+/** Writes every byte of `parts` (a short writev is finished with plain writes). */
+async function writeAll(handle: FileHandle, parts: Buffer[], total: number): Promise<void> {
+  if (!total) return;
+  const { bytesWritten } = await handle.writev(parts);
+  if (bytesWritten === total) return;
+  let rest = Buffer.concat(parts).subarray(bytesWritten);
+  while (rest.length) rest = rest.subarray((await handle.write(rest)).bytesWritten);
+}
 
 async function fsyncPath(path: string): Promise<void> {
   const handle = await open(path, 'r');
@@ -36,12 +44,28 @@ export function createFsStorage(root: string): BlobStorage {
       await ensureRoot();
       const tmp = join(tmpDir, `${key}.${randomUUID()}`);
       let bytes = 0;
-      body.on('data', (c: Buffer) => {
-        bytes += c.length;
-      });
       try {
-        await pipeline(body, createWriteStream(tmp, { mode: 0o600, flags: 'wx' }));
-        await fsyncPath(tmp);
+        const handle = await open(tmp, 'wx', 0o600);
+        try {
+          // Pieces are gathered into ~1 MiB writev calls: one system call (and one thread-pool
+          // round trip) per MiB instead of two per 64 KiB envelope chunk, and no copies.
+          let batch: Buffer[] = [];
+          let batched = 0;
+          for await (const piece of body as AsyncIterable<Buffer>) {
+            bytes += piece.length;
+            batch.push(piece);
+            batched += piece.length;
+            if (batched >= WRITE_BATCH) {
+              await writeAll(handle, batch, batched);
+              batch = [];
+              batched = 0;
+            }
+          }
+          await writeAll(handle, batch, batched);
+          await handle.sync();
+        } finally {
+          await handle.close();
+        }
         await mkdir(dirOf(key), { recursive: true, mode: 0o700 });
         await rename(tmp, pathOf(key));
         await fsyncPath(dirOf(key));
