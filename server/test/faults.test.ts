@@ -323,9 +323,17 @@ describe('S3 store gone mid-upload', () => {
     // An unfinished multipart upload the abort could not reach is a partial the sweeper removes.
     await direct.removeStalePartials(new Date(Date.now() + 1_000));
     expect(await objects()).toEqual(before);
-    expect((await uploadFile(t, doctor.token, fixture('other/minimal_document_1page.pdf'))).statusCode).toBe(201);
+    const stored = await uploadFile(t, doctor.token, fixture('other/minimal_document_1page.pdf'));
+    expect(stored.statusCode).toBe(201);
     expect(await count()).toBe(2);
     expect(await objects()).toHaveLength(2);
+
+    // Reading while the store is away: a clear 503, not a 500; and it reads again once S3 is back.
+    const contentUrl = `/api/images/${stored.json().data.id}/content`;
+    await proxy.cut();
+    expectEnvelope(await t.request({ method: 'GET', url: contentUrl, token: doctor.token }), 503, 'unavailable');
+    await proxy.restore();
+    expect((await t.request({ method: 'GET', url: contentUrl, token: doctor.token })).statusCode).toBe(200);
   });
 });
 

@@ -1,5 +1,5 @@
 import { readFile, readdir, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { brotliCompress, constants, gzip } from 'node:zlib';
 import type { Plugin } from 'vite';
@@ -18,7 +18,7 @@ export function precompress(minBytes = 1024): Plugin {
     name: 'medshare-precompress',
     apply: 'build',
     configResolved(config) {
-      outDir = config.build.outDir;
+      outDir = resolve(config.root, config.build.outDir);
     },
     async closeBundle() {
       const files = (await readdir(outDir, { recursive: true })).filter((f) => COMPRESSIBLE.test(f));
@@ -29,7 +29,11 @@ export function precompress(minBytes = 1024): Plugin {
           if (data.length < minBytes) return;
           const [b, g] = await Promise.all([
             brotli(data, {
-              params: { [constants.BROTLI_PARAM_QUALITY]: 11, [constants.BROTLI_PARAM_SIZE_HINT]: data.length },
+              // Quality 11 on the 4 MB viewer chunk alone takes ~15 s; 9 is ~10x faster and a few % larger.
+              params: {
+                [constants.BROTLI_PARAM_QUALITY]: data.length > 512 * 1024 ? 9 : 11,
+                [constants.BROTLI_PARAM_SIZE_HINT]: data.length,
+              },
             }),
             gz(data, { level: 9 }),
           ]);

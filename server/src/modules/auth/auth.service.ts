@@ -445,6 +445,7 @@ export function createAuthService(deps: Deps) {
         const authRepo = createAuthRepository(trx);
         await authRepo.revokeUserSessions(target.id, 'password reset');
       });
+      sessionsRevoked(target.id);
       await audit.record({
         userId: target.id,
         action: 'auth.password.reset',
@@ -453,7 +454,6 @@ export function createAuthService(deps: Deps) {
         ip: ctx.ip,
         reason: 'all sessions revoked',
       });
-      sessionsRevoked(target.id);
     },
 
     async logout(actor: Actor): Promise<void> {

@@ -141,7 +141,9 @@ export function createImagesRepository(db: Db) {
         ? sql<{ n: number }>`SELECT count(*)::int AS n FROM shares s JOIN images i ON i.id = s.image_id
             WHERE s.created_for = ${viewerId} AND i.deleted_at IS NULL AND i.uploader_id <> ${viewerId}`.execute(db)
         : null;
-      const total = ((await ownCount)?.rows[0]?.n ?? 0) + ((await sharedCount)?.rows[0]?.n ?? 0);
+      // Awaited together: awaiting one after the other would leave the second's rejection unhandled.
+      const [o, sh] = await Promise.all([ownCount, sharedCount]);
+      const total = (o?.rows[0]?.n ?? 0) + (sh?.rows[0]?.n ?? 0);
       return { entries: page.rows, total };
     },
 

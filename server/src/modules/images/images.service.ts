@@ -304,6 +304,8 @@ export function createImagesService(deps: Deps) {
         };
         const fields = new Map<string, { value: string; truncated: boolean }>();
         let file: (Awaited<ReturnType<typeof storeFile>> & { filename: string }) | null = null;
+        // Once the row has committed, the blob belongs to it: a later failure must not delete it.
+        let committed = false;
         try {
           // Busboy stops a file at max + 1 bytes, so an oversized upload is refused without reading it all.
           for await (const part of openParts({ fileBytes: maxBytes + 1 })) {
@@ -393,17 +395,22 @@ export function createImagesService(deps: Deps) {
               });
             }
           });
+          committed = true;
           if (wantsThumbnail(stored)) thumbnails.enqueue(imageId);
           if (patient) {
-            const who = await repo.contactOf(patient.id);
-            const by = await repo.findUser(actor.userId);
             // The upload stands if the mail cannot go out now; the uploader can revoke and share again.
-            track(mailShare(who, by ? `${by.firstname} ${by.lastname}` : 'Your provider', shareId, code, null));
+            track(
+              (async () => {
+                const who = await repo.contactOf(patient.id);
+                const by = await repo.findUser(actor.userId);
+                await mailShare(who, by ? `${by.firstname} ${by.lastname}` : 'Your provider', shareId, code, null);
+              })(),
+            );
           }
           const image = (await repo.getLive(imageId))!;
           return present(actor, image, null, image.created_at);
         } catch (err) {
-          if (file) await store.storage.delete(imageId).catch(() => undefined);
+          if (file && !committed) await store.storage.delete(imageId).catch(() => undefined);
           if (err instanceof AppError) {
             await audit.recordQuietly({
               userId: actor.userId,
@@ -512,7 +519,10 @@ export function createImagesService(deps: Deps) {
             'The stored file could not be read or failed its integrity check.',
           );
         }
-        throw err;
+        if (err instanceof AppError) throw err;
+        // The store itself is away (S3 down, I/O error): say so rather than a bare 500.
+        log.error({ imageId: image.id, problem: (err as Error).message }, 'blob store read failed');
+        throw unavailable('The file store is unavailable. Please try again shortly.');
       }
       stream.once('error', (err) =>
         log.error(
@@ -520,7 +530,13 @@ export function createImagesService(deps: Deps) {
           'stored image failed its integrity check while streaming',
         ),
       );
-      await audit.record({ userId: actor.userId, action, table: 'images', recordId: image.id, ip: actor.ip });
+      try {
+        await audit.record({ userId: actor.userId, action, table: 'images', recordId: image.id, ip: actor.ip });
+      } catch (err) {
+        // No audit row, no PHI: and the opened file handle or S3 socket must not leak.
+        stream.destroy();
+        throw err;
+      }
       const stem = `medshare-${image.id.slice(0, 8)}`;
       return {
         stream,
