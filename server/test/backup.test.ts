@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createWriteStream, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { text } from 'node:stream/consumers';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -8,7 +9,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditVerify } from '../src/cli/audit-verify.ts';
 import { runRestore } from '../src/cli/restore.ts';
 import type { Config } from '../src/config.ts';
-import { type BackupResult, createBackup, restoreBackup } from '../src/modules/backup/backup.ts';
+import {
+  type BackupManifest,
+  type BackupResult,
+  createBackup,
+  manifestMac,
+  openTable,
+  restoreBackup,
+  tableKey,
+} from '../src/modules/backup/backup.ts';
+import { createFsStorage } from '../src/storage/fs-storage.ts';
 import { openDatabase } from '../src/db/db.ts';
 import { createS3Storage } from '../src/storage/s3-storage.ts';
 import { bytesOf, fixture, uploadFile } from '../src/modules/images/images.test-helpers.ts';
@@ -25,6 +35,8 @@ const FILES = [
 /** A fresh PGlite data directory costs an initdb: seconds, more on a loaded machine. */
 const SLOW = 120_000;
 const MESSAGE = 'Your scan looks fine — see you on Monday.';
+const PHONE = '+41 79 555 01 23';
+const TAXID = 'CH-756.1234.5678.97';
 
 let source: TestApp;
 let doc: SignedIn;
@@ -42,7 +54,7 @@ const temp = (prefix: string) => {
 beforeAll(async () => {
   source = await createTestApp();
   doc = await newUser(source, 'healthProvider');
-  patient = await newUser(source, 'patient');
+  patient = await newUser(source, 'patient', { phone: PHONE, taxid: TAXID });
   for (const path of FILES) {
     const f = fixture(path);
     const res = await uploadFile(source, doc.token, f, { caption: f.name, patientId: patient.user.id });
@@ -82,6 +94,20 @@ async function listAll(t: TestApp, token: string): Promise<Array<{ id: string; c
   const res = await t.request({ method: 'GET', url: '/api/upload/images?limit=100', token });
   expect(res.statusCode, res.body).toBe(200);
   return res.json().data;
+}
+
+/** Every file of a backup directory: path and bytes. */
+function filesOf(dir: string): Array<{ path: string; bytes: Buffer }> {
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((f) => f.isFile())
+    .map((f) => ({ path: join(f.parentPath, f.name), bytes: readFileSync(join(f.parentPath, f.name)) }));
+}
+
+/** The decrypted JSON lines of every table of a backup, by table name. */
+async function tableTexts(dir: string, manifest: BackupManifest): Promise<Record<string, string>> {
+  const out: Record<string, string> = {};
+  for (const t of manifest.tables) out[t.name] = await text(openTable(dir, t, tableKey(t, source.config.masterKey)));
+  return out;
 }
 
 const envFor = (dataDir: string, extra: Record<string, string> = {}) => ({
@@ -148,13 +174,63 @@ describe('backup', () => {
     expect(order.indexOf('images')).toBeLessThan(order.indexOf('shares'));
     expect(order).not.toContain('kysely_migration');
     const key = source.config.masterKey;
-    const { readFileSync, readdirSync } = await import('node:fs');
-    for (const file of readdirSync(backup.dir, { recursive: true, withFileTypes: true })) {
-      if (!file.isFile()) continue;
-      const bytes = readFileSync(join(file.parentPath, file.name));
-      expect(bytes.includes(key), file.name).toBe(false);
-      expect(bytes.includes(Buffer.from(key.toString('base64'))), file.name).toBe(false);
+    for (const file of filesOf(backup.dir)) {
+      expect(file.bytes.includes(key), file.path).toBe(false);
+      expect(file.bytes.includes(Buffer.from(key.toString('base64'))), file.path).toBe(false);
     }
+  });
+
+  it('holds no plaintext personal data: table dumps are encrypted, the manifest is MACed', async () => {
+    const m = backup.manifest;
+    expect(m.format).toBe(2);
+    expect(m.mac).toMatch(/^[0-9a-f]{64}$/);
+    expect(manifestMac(m, source.config.masterKey)).toBe(m.mac);
+    // Strings the rows hold: e-mails, user and last names, phone, tax id, captions (the uploaded file
+    // names) and the message.
+    const name = (u: SignedIn) => u.user.email.split('@')[0]!; // the user name, also the last name
+    const secrets = [doc.user.email, patient.user.email, name(doc), name(patient), PHONE, TAXID, MESSAGE];
+    for (const f of FILES)
+      secrets.push(
+        f
+          .split('/')
+          .pop()!
+          .replace(/\.[a-z]+$/, ''),
+      );
+    for (const s of secrets) expect(s.length).toBeGreaterThan(5);
+    const files = filesOf(backup.dir);
+    expect(files.length).toBe(1 + m.tables.length + m.blobs.length);
+    for (const file of files) {
+      for (const s of secrets) expect(file.bytes.includes(Buffer.from(s)), `${s} in ${file.path}`).toBe(false);
+    }
+    // ...and they are there once decrypted with the master key (the check above can fail).
+    const plain = await tableTexts(backup.dir, m);
+    expect(plain.users).toContain(doc.user.email);
+    expect(plain.users).toContain(name(patient));
+    expect(plain.users).toContain(TAXID);
+    expect(plain.images).toContain('photo_chelsea_cat');
+    for (const t of m.tables) {
+      const bytes = readFileSync(join(backup.dir, t.file));
+      expect(bytes.subarray(0, 4).equals(Buffer.from('MSE\x01', 'latin1')), t.file).toBe(true);
+      expect(plain[t.name]!.split('\n').filter(Boolean)).toHaveLength(t.rows);
+    }
+    // Each file has its own data key.
+    expect(new Set(m.tables.map((t) => t.wrappedKey)).size).toBe(m.tables.length);
+  });
+
+  it('a write error (ENOSPC) rejects, is not an unhandled error, and leaves no partial backup', async () => {
+    const dir = join(temp('medshare-backup-'), 'full');
+    const storage = createStorage(source.config);
+    const database = source.app.ctx.database;
+    let opened = 0;
+    await expect(
+      createBackup({ db: database.db, kind: database.kind, storage, masterKey: source.config.masterKey }, dir, {
+        // The kernel's full device: every write fails with ENOSPC, as on a full disk.
+        openWrite: (path) => (opened++ === 2 ? createWriteStream('/dev/full') : createWriteStream(path)),
+      }),
+    ).rejects.toThrow(/ENOSPC/);
+    expect(opened).toBe(3);
+    expect(existsSync(dir)).toBe(false);
+    expect(existsSync(`${dir}.partial`)).toBe(false);
   });
 });
 
@@ -205,7 +281,7 @@ describe('restore', () => {
 
   it('refuses a backup whose files do not match the manifest', async () => {
     const copy = join(temp('medshare-backup-'), 'tampered');
-    const { cpSync, readFileSync } = await import('node:fs');
+    const { cpSync } = await import('node:fs');
     cpSync(backup.dir, copy, { recursive: true });
     const blob = backup.manifest.blobs[0]!;
     const bytes = readFileSync(join(copy, blob.file));
@@ -215,6 +291,42 @@ describe('restore', () => {
     expect(r.code).toBe(2);
     expect(r.lines.join('\n')).toContain(`${blob.file} does not match its SHA-256`);
   });
+
+  it(
+    'refuses a manifest edited together with its files (the MAC does not match)',
+    async () => {
+      const { cpSync } = await import('node:fs');
+      const copy = join(temp('medshare-backup-'), 'forged');
+      cpSync(backup.dir, copy, { recursive: true });
+      const manifest = JSON.parse(readFileSync(join(copy, 'manifest.json'), 'utf8')) as BackupManifest;
+      const users = manifest.tables.find((t) => t.name === 'users')!;
+      const bytes = readFileSync(join(copy, users.file));
+      bytes[bytes.length - 1]! ^= 1;
+      writeFileSync(join(copy, users.file), bytes);
+      const { createHash } = await import('node:crypto');
+      users.sha256 = createHash('sha256').update(bytes).digest('hex');
+      writeFileSync(join(copy, 'manifest.json'), JSON.stringify(manifest, null, 2));
+      const r = await runRestore(envFor(temp('medshare-restore-')), [copy]);
+      expect(r.code).toBe(2);
+      expect(r.lines.join('\n')).toMatch(/manifest is not authentic.*refusing/);
+      // Without a MAC at all: refused the same way.
+      const { mac: _mac, ...unsigned } = manifest;
+      writeFileSync(join(copy, 'manifest.json'), JSON.stringify(unsigned));
+      const r2 = await runRestore(envFor(temp('medshare-restore-')), [copy]);
+      expect(r2.lines.join('\n')).toMatch(/manifest is not authentic/);
+      // Past the checks (a caller handing in the forged manifest), the altered file fails to decrypt.
+      const database = await openDatabase({ kind: 'pglite', dir: null });
+      try {
+        const storage = createFsStorage(join(temp('medshare-restore-'), 'blobs'));
+        await expect(
+          restoreBackup(copy, { db: database.db, storage, masterKey: source.config.masterKey }, manifest),
+        ).rejects.toThrow(/failed authentication/);
+      } finally {
+        await database.close();
+      }
+    },
+    SLOW,
+  );
 
   it(
     'into an S3 store and back: the same blobs, byte for byte',
@@ -247,7 +359,11 @@ describe('restore', () => {
         expect(again.manifest.blobs.map(({ key, sha256 }) => ({ key, sha256 }))).toEqual(
           backup.manifest.blobs.map(({ key, sha256 }) => ({ key, sha256 })),
         );
-        expect(again.manifest.tables).toEqual(backup.manifest.tables);
+        // Fresh data keys make new ciphertext; the dumped rows are the same bytes.
+        expect(again.manifest.tables.map(({ name, rows }) => ({ name, rows }))).toEqual(
+          backup.manifest.tables.map(({ name, rows }) => ({ name, rows })),
+        );
+        expect(await tableTexts(again.dir, again.manifest)).toEqual(await tableTexts(backup.dir, backup.manifest));
       } finally {
         storage.close();
         await database.close();

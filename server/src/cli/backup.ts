@@ -3,7 +3,9 @@
  * PostgreSQL) and the encrypted blobs (fs or s3) into a new directory. Reads the same environment
  * as the server. PGlite's data directory is opened by one process at a time: stop the server first
  * (with DATABASE_URL the backup runs beside live servers). The master key is never written to the
- * backup. Exit codes: 0 written, 1 failed, 2 refused (bad arguments, nothing to back up).
+ * backup: table dumps are encrypted under data keys it wraps, and the manifest carries an HMAC under
+ * a key derived from it. Exit codes: 0 written, 1 failed (e.g. ENOSPC; no partial directory is
+ * left), 2 refused (bad arguments, nothing to back up).
  */
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';

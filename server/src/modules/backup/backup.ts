@@ -1,12 +1,12 @@
-import { createHash } from 'node:crypto';
+import { createHash, createHmac, hkdfSync, timingSafeEqual } from 'node:crypto';
 import { createReadStream, createWriteStream, existsSync } from 'node:fs';
-import { mkdir, readFile, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, readdir, rename, rm, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { type Readable, Transform } from 'node:stream';
+import { Readable, Transform, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createInterface } from 'node:readline';
 import { sql } from 'kysely';
-import { masterKeyId } from '../../crypto/envelope.ts';
+import { type WrappedKey, createKeyring, decryptChunks, encryptChunks, masterKeyId } from '../../crypto/envelope.ts';
 import type { Db } from '../../db/db.ts';
 import { migrateTo, migrateToLatest, migrationNames } from '../../db/migrate.ts';
 import { type BlobStorage, BlobNotFoundError } from '../../storage/storage.ts';
@@ -20,7 +20,25 @@ import {
   resetIdentities,
 } from './db-dump.ts';
 
-export const BACKUP_FORMAT = 1;
+/**
+ * Format 2: table dumps are envelope-encrypted (format 1 wrote them as plaintext JSON lines) and
+ * the manifest carries an HMAC under a key derived from the master key.
+ */
+export const BACKUP_FORMAT = 2;
+const MAC_INFO = 'medshare-backup-manifest';
+
+export interface TableEntry {
+  name: string;
+  /** db/<table>.jsonl.enc: the JSON lines in the blobs' envelope format (AES-256-GCM chunks). */
+  file: string;
+  rows: number;
+  /** Size and SHA-256 of the encrypted file as written. */
+  bytes: number;
+  sha256: string;
+  /** The file's own data key, wrapped by the master key (as image rows hold a blob's key). */
+  wrappedKey: string;
+  keyId: string;
+}
 
 export interface BackupManifest {
   format: typeof BACKUP_FORMAT;
@@ -32,11 +50,13 @@ export interface BackupManifest {
   storageDriver: 'fs' | 's3';
   /** Fingerprint (first 8 hex of SHA-256) of the master key that wraps the data keys; never the key. */
   masterKeyId: string;
-  tables: Array<{ name: string; file: string; rows: number; bytes: number; sha256: string }>;
+  tables: TableEntry[];
   /** Encrypted blobs as stored (ciphertext): SHA-256 over the stored bytes. */
   blobs: Array<{ key: string; file: string; bytes: number; sha256: string }>;
   /** Live images whose blob was missing at backup time (deleted concurrently or lost before). */
   missingBlobs: string[];
+  /** HMAC-SHA256 over the canonical JSON of every other field; see `manifestMac`. */
+  mac: string;
 }
 
 export interface BackupSource {
@@ -44,6 +64,11 @@ export interface BackupSource {
   kind: 'pglite' | 'postgres';
   storage: BlobStorage;
   masterKey: Buffer;
+}
+
+export interface BackupOptions {
+  /** Opens a file of the backup for writing (tests pass a device that fails writes). */
+  openWrite?: (path: string) => Writable;
 }
 
 export interface BackupResult {
@@ -83,25 +108,67 @@ async function sha256Of(stream: Readable): Promise<{ sha256: string; bytes: numb
   return { sha256: hash.digest('hex'), bytes };
 }
 
+/** JSON with object keys sorted at every level and no whitespace: the bytes the MAC covers. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
+/** HMAC-SHA256 of the manifest without `mac`, keyed by HKDF(master key, info 'medshare-backup-manifest'). */
+export function manifestMac(manifest: Omit<BackupManifest, 'mac'> | BackupManifest, masterKey: Buffer): string {
+  const key = Buffer.from(hkdfSync('sha256', masterKey, Buffer.alloc(0), MAC_INFO, 32));
+  const { mac: _mac, ...rest } = manifest as BackupManifest;
+  return createHmac('sha256', key).update(canonicalJson(rest)).digest('hex');
+}
+
 async function isEmptyDir(path: string): Promise<boolean> {
   if (!existsSync(path)) return true;
   return (await readdir(path)).length === 0;
 }
 
 /**
- * Writes a backup directory: manifest.json, db/<table>.jsonl (rows in foreign-key order) and
- * blobs/<key> (ciphertext as stored). Rows come from one REPEATABLE READ snapshot; blobs are
- * immutable once written, so copying the ones that snapshot references afterwards is consistent.
- * The directory appears under its name only when complete (written as `<dir>.partial`, renamed).
+ * Writes a backup directory: manifest.json (MACed), db/<table>.jsonl.enc (rows in foreign-key
+ * order, envelope-encrypted) and blobs/<key> (ciphertext as stored). Rows come from one REPEATABLE
+ * READ snapshot; blobs are immutable once written, so copying the ones that snapshot references
+ * afterwards is consistent. The directory appears under its name only when complete (written as
+ * `<dir>.partial`, renamed); a failure removes `<dir>.partial` and rejects.
  */
-export async function createBackup(source: BackupSource, dir: string): Promise<BackupResult> {
+export async function createBackup(
+  source: BackupSource,
+  dir: string,
+  options: BackupOptions = {},
+): Promise<BackupResult> {
   const started = performance.now();
   if (!(await isEmptyDir(dir))) throw new BackupError(`${dir} exists and is not empty; choose a new directory`);
   const work = `${dir}.partial`;
+  const open = options.openWrite ?? ((path: string) => createWriteStream(path, { mode: 0o600 }));
   await rm(work, { recursive: true, force: true });
   await mkdir(join(work, 'db'), { recursive: true, mode: 0o700 });
+  try {
+    const result = await writeBackup(source, work, open);
+    await rm(dir, { recursive: true, force: true });
+    await rename(work, dir);
+    return { dir, ...result, ms: performance.now() - started };
+  } catch (err) {
+    // A failed backup (ENOSPC, EIO, a store error) leaves nothing that could pass for one.
+    await rm(work, { recursive: true, force: true }).catch(() => {});
+    throw err;
+  }
+}
 
-  const tables: BackupManifest['tables'] = [];
+async function writeBackup(
+  source: BackupSource,
+  work: string,
+  open: (path: string) => Writable,
+): Promise<{ manifest: BackupManifest; bytes: number }> {
+  const keyring = createKeyring(source.masterKey);
+  const tables: TableEntry[] = [];
   const keys = new Map<string, boolean>();
   let migration = '';
   await source.db
@@ -118,18 +185,20 @@ export async function createBackup(source: BackupSource, dir: string): Promise<B
       migration = applied.rows[0]?.name ?? '';
       if (!migration) throw new BackupError('the database has never been migrated; nothing to back up');
       for (const table of await listTables(trx)) {
-        const file = join('db', `${table.name}.jsonl`);
-        const out = createWriteStream(join(work, file), { mode: 0o600 });
-        const d = digester();
-        d.stream.pipe(out);
+        const file = join('db', `${table.name}.jsonl.enc`);
+        // A fresh data key per file, wrapped by the master key: the envelope the blobs use.
+        const { dataKey, wrapped } = keyring.newDataKey();
         let rows = 0;
-        for await (const page of dumpRows(trx, table)) {
-          rows += page.length;
-          if (!d.stream.write(page.join('\n') + '\n')) await new Promise((r) => d.stream.once('drain', r));
+        async function* lines(): AsyncGenerator<Buffer> {
+          for await (const page of dumpRows(trx, table)) {
+            rows += page.length;
+            yield Buffer.from(page.join('\n') + '\n');
+          }
         }
-        d.stream.end();
-        await new Promise<void>((resolve, reject) => out.on('finish', resolve).on('error', reject));
-        tables.push({ name: table.name, file, rows, ...d.result() });
+        const d = digester();
+        // pipeline: a write error (ENOSPC, EIO) rejects here instead of crashing the process.
+        await pipeline(encryptChunks(lines(), dataKey), d.stream, open(join(work, file)));
+        tables.push({ name: table.name, file, rows, ...d.result(), ...wrapped });
       }
       const referenced = await sql<{ key: string; live: boolean }>`
         SELECT storage_key AS key, deleted_at IS NULL AS live FROM images
@@ -155,11 +224,11 @@ export async function createBackup(source: BackupSource, dir: string): Promise<B
     const file = blobFile(key);
     await mkdir(dirname(join(work, file)), { recursive: true, mode: 0o700 });
     const d = digester();
-    await pipeline(body, d.stream, createWriteStream(join(work, file), { mode: 0o600 }));
+    await pipeline(body, d.stream, open(join(work, file)));
     blobs.push({ key, file, ...d.result() });
   }
 
-  const manifest: BackupManifest = {
+  const unsigned: Omit<BackupManifest, 'mac'> = {
     format: BACKUP_FORMAT,
     app: 'medshare',
     createdAt: new Date().toISOString(),
@@ -171,18 +240,28 @@ export async function createBackup(source: BackupSource, dir: string): Promise<B
     blobs,
     missingBlobs,
   };
-  await writeFile(join(work, 'manifest.json'), JSON.stringify(manifest, null, 2) + '\n', { mode: 0o600 });
-  await rm(dir, { recursive: true, force: true });
-  await rename(work, dir);
+  const manifest: BackupManifest = { ...unsigned, mac: manifestMac(unsigned, source.masterKey) };
+  await pipeline(Readable.from([JSON.stringify(manifest, null, 2) + '\n']), open(join(work, 'manifest.json')));
   const bytes = tables.reduce((n, t) => n + t.bytes, 0) + blobs.reduce((n, b) => n + b.bytes, 0);
-  return { dir, manifest, ms: performance.now() - started, bytes };
+  return { manifest, bytes };
 }
 
 export async function readManifest(dir: string): Promise<BackupManifest> {
   const path = join(dir, 'manifest.json');
   if (!existsSync(path)) throw new BackupError(`${dir} is not a backup (no manifest.json)`);
-  const manifest = JSON.parse(await readFile(path, 'utf8')) as BackupManifest;
-  if (manifest.app !== 'medshare' || manifest.format !== BACKUP_FORMAT)
+  let manifest: BackupManifest;
+  try {
+    manifest = JSON.parse(await readFile(path, 'utf8')) as BackupManifest;
+  } catch {
+    throw new BackupError(`${dir}/manifest.json is not valid JSON`);
+  }
+  if (!manifest || typeof manifest !== 'object' || manifest.app !== 'medshare')
+    throw new BackupError(`${dir} is not a MedShare backup`);
+  if ((manifest.format as number) === 1)
+    throw new BackupError(
+      `${dir} is a backup of format 1 (plaintext table dumps, no manifest MAC); this version restores format ${BACKUP_FORMAT} only: restore it with the version that wrote it, then take a new backup`,
+    );
+  if (manifest.format !== BACKUP_FORMAT)
     throw new BackupError(`${dir} is not a MedShare backup of format ${BACKUP_FORMAT}`);
   return manifest;
 }
@@ -198,20 +277,33 @@ export async function verifyBackup(dir: string, manifest: BackupManifest): Promi
   }
 }
 
+/** Refuses a manifest whose MAC is missing or not the one the master key gives (constant-time compare). */
+export function checkManifestMac(manifest: BackupManifest, masterKey: Buffer): void {
+  const want = Buffer.from(manifestMac(manifest, masterKey), 'hex');
+  const got = typeof manifest.mac === 'string' ? Buffer.from(manifest.mac, 'hex') : Buffer.alloc(0);
+  if (got.length !== want.length || !timingSafeEqual(got, want))
+    throw new BackupError(
+      'the manifest is not authentic (its MAC does not match under the configured master key): the backup was altered after it was written; refusing to restore it',
+    );
+}
+
 /**
- * Everything that can be known before touching the target: a manifest of this format, a schema
- * version this code knows, the same master key, and every file matching its SHA-256.
+ * Everything that can be known before touching the target: a manifest of this format, made with
+ * the same master key and unaltered (MAC), a schema version this code knows, and every file
+ * matching its SHA-256.
  */
 export async function checkBackup(dir: string, masterKey: Buffer): Promise<BackupManifest> {
   const manifest = await readManifest(dir);
-  if (!migrationNames.includes(manifest.migration))
-    throw new BackupError(
-      `the backup is at schema ${manifest.migration}, which this version does not know; upgrade first`,
-    );
+  // The key check comes first only for its clearer message; nothing else is trusted before the MAC.
   const keyId = masterKeyId(masterKey);
   if (keyId !== manifest.masterKeyId)
     throw new BackupError(
       `the configured master key (${keyId}) is not the one the backup was made with (${manifest.masterKeyId}); set MASTER_KEY to that key`,
+    );
+  checkManifestMac(manifest, masterKey);
+  if (!migrationNames.includes(manifest.migration))
+    throw new BackupError(
+      `the backup is at schema ${manifest.migration}, which this version does not know; upgrade first`,
     );
   await verifyBackup(dir, manifest);
   return manifest;
@@ -284,7 +376,7 @@ export async function restoreBackup(
       if (!table) throw new BackupError(`the backup has table ${entry.name}, which the schema does not`);
       // Rows a migration inserted (the audit head's genesis row) give way to the dumped ones.
       if (entry.rows > 0) await sql`DELETE FROM ${sql.raw(`"${table.name}"`)}`.execute(trx);
-      rows += await loadFile(trx, table, join(dir, entry.file));
+      rows += await loadFile(trx, table, () => openTable(dir, entry, tableKey(entry, target.masterKey)));
     }
     await resetIdentities(trx);
   });
@@ -299,18 +391,32 @@ export async function restoreBackup(
   return { rows, blobs: manifest.blobs.length, ms: performance.now() - started };
 }
 
+/**
+ * The plaintext JSON lines of one table file, decrypted as a stream. Every chunk is authenticated
+ * before it is yielded, and a truncated file fails at its end (inside the restore's transaction).
+ */
+export function openTable(dir: string, entry: TableEntry, dataKey: Buffer): Readable {
+  return Readable.from(decryptChunks(createReadStream(join(dir, entry.file)), dataKey));
+}
+
+/** The data key of a table file (the manifest's wrapped key opened with the master key). */
+export function tableKey(entry: Pick<TableEntry, 'wrappedKey' | 'keyId'>, masterKey: Buffer): Buffer {
+  const wrapped: WrappedKey = { wrappedKey: entry.wrappedKey, keyId: entry.keyId };
+  return createKeyring(masterKey).unwrap(wrapped);
+}
+
 /** Loads one table file in batches; self references in a second pass once every row exists. */
-async function loadFile(db: Db, table: TableInfo, path: string): Promise<number> {
-  const n = await eachBatch(path, (rows) => loadRows(db, table, rows));
-  if (table.selfRefs.length) await eachBatch(path, (rows) => loadSelfRefs(db, table, rows));
+async function loadFile(db: Db, table: TableInfo, open: () => Readable): Promise<number> {
+  const n = await eachBatch(open(), (rows) => loadRows(db, table, rows));
+  if (table.selfRefs.length) await eachBatch(open(), (rows) => loadSelfRefs(db, table, rows));
   return n;
 }
 
-/** Streams a JSON-lines file in batches of 500 rows (a table never has to fit in memory). */
-async function eachBatch(path: string, load: (rows: string[]) => Promise<void>): Promise<number> {
+/** Streams JSON lines in batches of 500 rows (a table never has to fit in memory). */
+async function eachBatch(input: Readable, load: (rows: string[]) => Promise<void>): Promise<number> {
   let batch: string[] = [];
   let n = 0;
-  for await (const line of createInterface({ input: createReadStream(path), crlfDelay: Infinity })) {
+  for await (const line of createInterface({ input, crlfDelay: Infinity })) {
     if (!line) continue;
     batch.push(line);
     n++;
