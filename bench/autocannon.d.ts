@@ -21,11 +21,13 @@ declare module 'autocannon' {
       requests: Histogram;
       latency: Histogram;
       non2xx: number;
+      errors: number;
     }
     interface Options {
       url: string;
       connections?: number;
       duration?: number;
+      headers?: Record<string, string>;
       requests?: Request[];
     }
   }
