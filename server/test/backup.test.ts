@@ -320,7 +320,7 @@ describe('restore', () => {
         const storage = createFsStorage(join(temp('medshare-restore-'), 'blobs'));
         await expect(
           restoreBackup(copy, { db: database.db, storage, masterKey: source.config.masterKey }, manifest),
-        ).rejects.toThrow(/failed authentication/);
+        ).rejects.toThrow(/does not decrypt \(chunk \d+ failed authentication\); nothing was restored/);
       } finally {
         await database.close();
       }

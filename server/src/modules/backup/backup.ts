@@ -6,7 +6,14 @@ import { Readable, Transform, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createInterface } from 'node:readline';
 import { sql } from 'kysely';
-import { type WrappedKey, createKeyring, decryptChunks, encryptChunks, masterKeyId } from '../../crypto/envelope.ts';
+import {
+  IntegrityError,
+  type WrappedKey,
+  createKeyring,
+  decryptChunks,
+  encryptChunks,
+  masterKeyId,
+} from '../../crypto/envelope.ts';
 import type { Db } from '../../db/db.ts';
 import { migrateTo, migrateToLatest, migrationNames } from '../../db/migrate.ts';
 import { type BlobStorage, BlobNotFoundError } from '../../storage/storage.ts';
@@ -376,7 +383,14 @@ export async function restoreBackup(
       if (!table) throw new BackupError(`the backup has table ${entry.name}, which the schema does not`);
       // Rows a migration inserted (the audit head's genesis row) give way to the dumped ones.
       if (entry.rows > 0) await sql`DELETE FROM ${sql.raw(`"${table.name}"`)}`.execute(trx);
-      rows += await loadFile(trx, table, () => openTable(dir, entry, tableKey(entry, target.masterKey)));
+      try {
+        rows += await loadFile(trx, table, () => openTable(dir, entry, tableKey(entry, target.masterKey)));
+      } catch (err) {
+        // Nothing is loaded: the transaction rolls back.
+        if (err instanceof IntegrityError)
+          throw new BackupError(`backup file ${entry.file} does not decrypt (${err.message}); nothing was restored`);
+        throw err;
+      }
     }
     await resetIdentities(trx);
   });
