@@ -1,10 +1,10 @@
 import { z } from 'zod';
-import { CalendarDateSchema, PaginationSchema, pageQuerySchema } from './common.ts';
+import { CalendarDateSchema, LIST_MAX_WINDOW, PaginationSchema, pageQuerySchema } from './common.ts';
 
 export const AUDIT_PAGE_SIZES = [5, 10, 20] as const;
 
 /** Offset paging stops here; older rows are reached by narrowing the date range or the filters. */
-export const AUDIT_MAX_WINDOW = 10_000;
+export const AUDIT_MAX_WINDOW = LIST_MAX_WINDOW;
 
 const DateOrInstantSchema = z.union([CalendarDateSchema, z.iso.datetime({ offset: true })]);
 

@@ -21,6 +21,12 @@ export const ErrorResponseSchema = z.object({
 });
 export type ErrorResponse = z.infer<typeof ErrorResponseSchema>;
 
+/**
+ * Long lists page by offset only within their first LIST_MAX_WINDOW matching rows, and count only
+ * that far: an exact count and a deep OFFSET over 10^6 rows on every page are too slow (issue 9).
+ */
+export const LIST_MAX_WINDOW = 10_000;
+
 export const PaginationSchema = z.object({
   currentPage: z.number().int(),
   pageSize: z.number().int(),
@@ -28,6 +34,12 @@ export const PaginationSchema = z.object({
   totalItems: z.number().int(),
   hasPrevPage: z.boolean(),
   hasNextPage: z.boolean(),
+  totalItemsCapped: z
+    .boolean()
+    .optional()
+    .describe(
+      `Only on windowed lists: true when more than ${LIST_MAX_WINDOW} rows match; totalItems is then ${LIST_MAX_WINDOW} and pages past that row answer 400`,
+    ),
 });
 export type Pagination = z.infer<typeof PaginationSchema>;
 

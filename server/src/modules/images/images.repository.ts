@@ -1,6 +1,7 @@
-import type { RoleName } from '@medshare/contracts';
+import { LIST_MAX_WINDOW, type RoleName } from '@medshare/contracts';
 import { type Insertable, sql } from 'kysely';
 import type { Db } from '../../db/db.ts';
+import { countUpTo } from '../../http/list-window.ts';
 import type { ImageRow, ImagesTable, ShareRow, SharesTable, ThumbnailStatus } from '../../db/schema.ts';
 
 export interface UserBrief {
@@ -117,6 +118,7 @@ export function createImagesRepository(db: Db) {
       parts: { own: boolean; shared: boolean },
       limit: number,
       offset: number,
+      countCap?: number,
     ): Promise<{ entries: ListEntry[]; total: number }> {
       // Each branch is cut to the rows the page can need, in its index's order: without the inner
       // ORDER BY/LIMIT the planner sorted every own image of a viewer with many (a seq scan and a
@@ -132,37 +134,39 @@ export function createImagesRepository(db: Db) {
       const union = parts.own && parts.shared ? sql`(${own}) UNION ALL (${shared})` : parts.own ? own : shared;
       const page = await sql<ListEntry>`SELECT image_id, share_id, sort_at FROM (${union}) u
         ORDER BY sort_at DESC, image_id DESC LIMIT ${limit} OFFSET ${offset}`.execute(db);
-      const ownCount = parts.own
-        ? sql<{
-            n: number;
-          }>`SELECT count(*)::int AS n FROM images WHERE uploader_id = ${viewerId} AND deleted_at IS NULL`.execute(db)
-        : null;
-      const sharedCount = parts.shared
-        ? sql<{ n: number }>`SELECT count(*)::int AS n FROM shares s JOIN images i ON i.id = s.image_id
-            WHERE s.created_for = ${viewerId} AND i.deleted_at IS NULL AND i.uploader_id <> ${viewerId}`.execute(db)
-        : null;
+      // With `countCap` each branch is counted up to the cap only (a LIMITed subquery); the sum is
+      // then exact up to the cap and above it whenever either branch reaches it.
+      const ownRows = sql`SELECT 1 FROM images WHERE uploader_id = ${viewerId} AND deleted_at IS NULL`;
+      const sharedRows = sql`SELECT 1 FROM shares s JOIN images i ON i.id = s.image_id
+        WHERE s.created_for = ${viewerId} AND i.deleted_at IS NULL AND i.uploader_id <> ${viewerId}`;
+      const count = (rows: typeof ownRows) =>
+        countCap === undefined
+          ? sql<{ n: number }>`SELECT count(*)::int AS n FROM (${rows}) t`.execute(db).then((r) => r.rows[0]?.n ?? 0)
+          : countUpTo(db, rows, countCap);
       // Awaited together: awaiting one after the other would leave the second's rejection unhandled.
-      const [o, sh] = await Promise.all([ownCount, sharedCount]);
-      const total = (o?.rows[0]?.n ?? 0) + (sh?.rows[0]?.n ?? 0);
+      const [o, sh] = await Promise.all([parts.own ? count(ownRows) : 0, parts.shared ? count(sharedRows) : 0]);
+      const total = o + sh;
       return { entries: page.rows, total };
     },
 
-    async listAll(limit: number, offset: number): Promise<{ entries: ListEntry[]; total: number }> {
-      const rows = await db
-        .selectFrom('images')
-        .select(['id as image_id', 'created_at as sort_at'])
-        .where('deleted_at', 'is', null)
-        .orderBy('created_at', 'desc')
-        .orderBy('id', 'desc')
-        .limit(limit)
-        .offset(offset)
-        .execute();
-      const { n } = await db
-        .selectFrom('images')
-        .select(sql<number>`count(*)::int`.as('n'))
-        .where('deleted_at', 'is', null)
-        .executeTakeFirstOrThrow();
-      return { entries: rows.map((r) => ({ image_id: r.image_id, share_id: null, sort_at: r.sort_at })), total: n };
+    /** Every live image, newest first; counted up to `countCap` only (the exact count is `countAll`). */
+    async listAll(
+      limit: number,
+      offset: number,
+      countCap: number = LIST_MAX_WINDOW + 1,
+    ): Promise<{ entries: ListEntry[]; total: number }> {
+      const live = db.selectFrom('images').where('deleted_at', 'is', null);
+      const [rows, total] = await Promise.all([
+        live
+          .select(['id as image_id', 'created_at as sort_at'])
+          .orderBy('created_at', 'desc')
+          .orderBy('id', 'desc')
+          .limit(limit)
+          .offset(offset)
+          .execute(),
+        countUpTo(db, live.select(sql`1`.as('one')), countCap),
+      ]);
+      return { entries: rows.map((r) => ({ image_id: r.image_id, share_id: null, sort_at: r.sort_at })), total };
     },
 
     async countAll(): Promise<{ total: number; shared: number }> {

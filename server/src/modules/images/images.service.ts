@@ -6,6 +6,7 @@ import {
   ImageMessages,
   ImagePaths,
   type ImageStats,
+  LIST_MAX_WINDOW,
   type ListImagesQuery,
   MAX_CAPTION_LENGTH,
   type Pagination,
@@ -19,7 +20,7 @@ import { type PasswordHasher, generateCode } from '../../crypto/passwords.ts';
 import type { Db } from '../../db/db.ts';
 import type { ShareRow } from '../../db/schema.ts';
 import { AppError, badRequest, forbidden, notFound, tooLarge, unavailable, unsupportedType } from '../../errors.ts';
-import { paginationOf } from '../../http/envelope.ts';
+import { assertInWindow, windowedPagination } from '../../http/list-window.ts';
 import type { Mailer } from '../../mail/mailer.ts';
 import { imageSharedMail } from '../../mail/templates.ts';
 import type { EncryptedStore, StoredObject } from '../../storage/encrypted-store.ts';
@@ -66,6 +67,8 @@ interface Deps {
   sweep: { graceMinutes: number; intervalMinutes: number };
   /** DICOM parsing (upload checks, metadata columns) and first-frame rendering for thumbnails. */
   dicom?: Pick<DicomEngine, 'inspectUpload' | 'render'>;
+  /** Rows of a list reachable by offset paging and counted (LIST_MAX_WINDOW; smaller in tests). */
+  listWindow?: number;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -107,6 +110,7 @@ function dicomItem(image: ImageWithPeople, content: boolean): DicomItem {
 export function createImagesService(deps: Deps) {
   const { db, store, hasher, mailer, audit, settings, log, publicUrl } = deps;
   const repo = createImagesRepository(db);
+  const listWindow = deps.listWindow ?? LIST_MAX_WINDOW;
   let uploadsInFlight = 0;
   const thumbnails = createThumbnailer({
     repo,
@@ -438,13 +442,16 @@ export function createImagesService(deps: Deps) {
       let result;
       if (scope === 'all') {
         if (!canSeeEverything(actor)) throw forbidden();
-        result = await repo.listAll(query.limit, offset);
+        assertInWindow(offset, 'images', 'older images are reached through their uploader or patient', listWindow);
+        result = await repo.listAll(query.limit, offset, listWindow + 1);
       } else {
-        result = await repo.listForViewer(actor.userId, { own: scope === 'mine', shared: true }, query.limit, offset);
+        assertInWindow(offset, 'images', 'older images stay reachable by their id', listWindow);
+        const parts = { own: scope === 'mine', shared: true };
+        result = await repo.listForViewer(actor.userId, parts, query.limit, offset, listWindow + 1);
       }
       return {
         items: await presentPage(actor, result.entries),
-        pagination: paginationOf(query.page, query.limit, result.total),
+        pagination: windowedPagination(query.page, query.limit, result.total, listWindow),
       };
     },
 

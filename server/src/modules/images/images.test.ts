@@ -5,6 +5,11 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type SignedIn, type TestApp, createTestApp, loginAdmin, newUser } from '../../../test/harness.ts';
 import { codeIn } from '../../../test/smtp.ts';
+import { createKeyring } from '../../crypto/envelope.ts';
+import { createPasswordHasher } from '../../crypto/passwords.ts';
+import { createEncryptedStore } from '../../storage/encrypted-store.ts';
+import { createStorage } from '../../storage/index.ts';
+import { createImagesService } from './images.service.ts';
 import { bytesOf, fixture, fixtures, uploadFile } from './images.test-helpers.ts';
 
 let t: TestApp;
@@ -334,6 +339,7 @@ describe('lists', () => {
       totalItems: 12,
       hasPrevPage: false,
       hasNextPage: true,
+      totalItemsCapped: false,
     });
     expect(first.data[0]).toMatchObject({
       caption: 'n11',
@@ -368,6 +374,87 @@ describe('lists', () => {
     expect((await get(all.data[0].image_url, admin.token)).statusCode).toBe(200);
     expect((await get('/api/upload/images', doc.token)).statusCode).toBe(403);
     expect((await get('/api/upload/images', patient.token)).statusCode).toBe(403);
+  });
+});
+
+describe('list window', () => {
+  it('pages and counts only within the list window: capped flag, 400 past it, exact below it', async () => {
+    const ctx = t.app.ctx;
+    const storage = createStorage(t.config);
+    const windowed = createImagesService({
+      db: ctx.database.db,
+      store: createEncryptedStore(storage, createKeyring(t.config.masterKey)),
+      hasher: createPasswordHasher(t.config.argon2),
+      mailer: ctx.mailer,
+      audit: ctx.services.audit,
+      settings: ctx.services.settings,
+      log: ctx.log,
+      publicUrl: 'http://x',
+      sweep: { graceMinutes: 60, intervalMinutes: 60 },
+      listWindow: 3,
+    });
+    try {
+      const p = await newUser(t, 'healthProvider');
+      for (let i = 0; i < 4; i++)
+        expect((await uploadFile(t, p.token, jpg(), { caption: `w${i}` })).statusCode).toBe(201);
+      const me = await ctx.services.auth.authenticate(p.token, null);
+      const admin = await ctx.services.auth.authenticate((await loginAdmin(t)).token, null);
+      const page = (n: number) => ({ page: n, limit: 2 });
+
+      const first = await windowed.list(me, 'mine', page(1));
+      expect(first.items.map((i) => i.caption)).toEqual(['w3', 'w2']);
+      expect(first.pagination).toEqual({
+        currentPage: 1,
+        pageSize: 2,
+        totalPages: 2,
+        totalItems: 3,
+        hasPrevPage: false,
+        hasNextPage: true,
+        totalItemsCapped: true,
+      });
+      const second = await windowed.list(me, 'mine', page(2));
+      expect(second.pagination).toMatchObject({ hasNextPage: false, totalItemsCapped: true });
+      for (const [actor, scope] of [
+        [me, 'mine'],
+        [admin, 'all'],
+      ] as const) {
+        await expect(windowed.list(actor, scope, page(3)), scope).rejects.toMatchObject({
+          status: 400,
+          errors: [{ field: 'page', message: 'Must not go past row 3' }],
+        });
+      }
+      expect((await windowed.list(admin, 'all', page(1))).pagination).toMatchObject({
+        totalItems: 3,
+        totalItemsCapped: true,
+      });
+      // Below the window: exact counts, no cap (nothing was shared to p).
+      expect((await windowed.list(me, 'shared', page(1))).pagination).toMatchObject({
+        totalItems: 0,
+        totalItemsCapped: false,
+      });
+      expect((await t.app.ctx.services.images.list(me, 'mine', page(1))).pagination).toMatchObject({
+        totalItems: 4,
+        totalItemsCapped: false,
+      });
+
+      // Through HTTP with the real window: pages past row 10 000 are refused.
+      for (const [url, token] of [
+        ['/api/upload/my-images?page=1001&limit=10', p.token],
+        ['/api/upload/shared-images?page=2001&limit=5', p.token],
+        ['/api/upload/images?page=101&limit=100', (await loginAdmin(t)).token],
+      ] as const) {
+        const res = await get(url, token);
+        expect(res.statusCode, url).toBe(400);
+        expect(res.json(), url).toMatchObject({
+          success: false,
+          message: expect.stringContaining('Only the first 10000 images'),
+          errors: [{ field: 'page', message: 'Must not go past row 10000' }],
+        });
+      }
+    } finally {
+      await windowed.close();
+      storage.close();
+    }
   });
 });
 

@@ -1,6 +1,7 @@
 import type { RoleName } from '@medshare/contracts';
 import { type Expression, type SqlBool, sql } from 'kysely';
 import type { Db } from '../../db/db.ts';
+import { countUpTo } from '../../http/list-window.ts';
 import type { NewUser, UserRow, UserUpdate } from '../../db/schema.ts';
 
 export type UserWithRole = UserRow & { role: RoleName };
@@ -168,6 +169,15 @@ export function createUsersRepository(db: Db) {
         .where((eb) => eb.and(listWhere(filter)))
         .executeTakeFirstOrThrow();
       return row.n;
+    },
+
+    /** Matching users counted up to `cap` only, for the paged table (the exact count is for the dashboard cards). */
+    countUpTo(filter: UserListFilter, cap: number): Promise<number> {
+      const rows = db
+        .selectFrom(source(filter))
+        .select(sql`1`.as('one'))
+        .where((eb) => eb.and(listWhere(filter)));
+      return countUpTo(db, rows, cap);
     },
 
     async countByRole(): Promise<Array<{ role: RoleName; total: number; active: number }>> {

@@ -2,6 +2,7 @@ import {
   type AdminSummary,
   type DashboardStats,
   type FieldError,
+  LIST_MAX_WINDOW,
   type ListUsersPagedQuery,
   type Pagination,
   type RoleName,
@@ -15,7 +16,7 @@ import type { PasswordHasher } from '../../crypto/passwords.ts';
 import type { Db } from '../../db/db.ts';
 import type { UserUpdate } from '../../db/schema.ts';
 import { badRequest, conflict, forbidden, notFound, tooManyRequests, validationFailed } from '../../errors.ts';
-import { paginationOf } from '../../http/envelope.ts';
+import { assertInWindow, windowedPagination } from '../../http/list-window.ts';
 import type { Mailer } from '../../mail/mailer.ts';
 import { accountActivatedMail } from '../../mail/templates.ts';
 import type { AuditService } from '../audit/audit.service.ts';
@@ -69,6 +70,8 @@ interface Deps {
   uploadsPerDay?: UploadsPerDayProvider;
   /** From this offset on, the count is taken first so that back-half pages are read from the end. */
   deepOffset?: number;
+  /** Rows of the table reachable by offset paging and counted (LIST_MAX_WINDOW; smaller in tests). */
+  listWindow?: number;
 }
 
 const PATIENT_ONLY = ['bloodgroup', 'primphysician'] as const;
@@ -92,6 +95,7 @@ export function createUsersService(deps: Deps) {
   const users = createUsersRepository(db);
   const onUserDeleted = deps.onUserDeleted ?? [];
   const deepOffset = deps.deepOffset ?? 5_000;
+  const listWindow = deps.listWindow ?? LIST_MAX_WINDOW;
   const imageProviders: { imageStats?: ImageStatsProvider; uploadsPerDay?: UploadsPerDayProvider } = {
     imageStats: deps.imageStats,
     uploadsPerDay: deps.uploadsPerDay,
@@ -262,26 +266,35 @@ export function createUsersService(deps: Deps) {
       const search = q.search?.toLowerCase().replace(/\s+/g, ' ');
       if (search) filter.search = search;
       const offset = (q.page - 1) * q.limit;
+      assertInWindow(offset, 'matching users', 'search or filter by role to reach the others', listWindow);
       const sort = { key: q.sort, dir: q.order };
+      const cap = listWindow + 1;
       let rows: Awaited<ReturnType<typeof users.list>>;
-      let total: number;
+      let counted: number;
       if (offset < deepOffset) {
-        [rows, total] = await Promise.all([users.list(filter, sort, offset, q.limit), users.count(filter)]);
+        [rows, counted] = await Promise.all([users.list(filter, sort, offset, q.limit), users.countUpTo(filter, cap)]);
       } else {
         // Deep pages in the back half are read from the end in reverse order: the worst offset is
-        // then half the table, and the last page is as cheap as the first.
-        total = await users.count(filter);
-        const take = Math.max(0, Math.min(q.limit, total - offset));
+        // then half the table, and the last page is as cheap as the first. Only when the count is
+        // exact: past the window the end of the table is unknown, and the offset is bounded anyway.
+        counted = await users.countUpTo(filter, cap);
+        const exact = counted <= listWindow;
+        const take = exact ? Math.max(0, Math.min(q.limit, counted - offset)) : q.limit;
         if (take === 0) rows = [];
-        else if (offset > total / 2)
+        else if (exact && offset > counted / 2)
           rows = (
-            await users.list(filter, { ...sort, dir: q.order === 'asc' ? 'desc' : 'asc' }, total - offset - take, take)
+            await users.list(
+              filter,
+              { ...sort, dir: q.order === 'asc' ? 'desc' : 'asc' },
+              counted - offset - take,
+              take,
+            )
           ).reverse();
         else rows = await users.list(filter, sort, offset, take);
       }
       return {
         items: rows.map(admin ? presentAdminSummary : presentSummary),
-        pagination: paginationOf(q.page, q.limit, total),
+        pagination: windowedPagination(q.page, q.limit, counted, listWindow),
       };
     },
 

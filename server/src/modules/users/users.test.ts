@@ -479,6 +479,63 @@ describe('GET /api/users (dashboard table)', () => {
     expect(past.items).toEqual([]);
   });
 
+  it('pages and counts only within the list window: capped flag, 400 past it, exact below it', async () => {
+    const ctx = t.app.ctx;
+    const windowed = (deepOffset?: number) =>
+      createUsersService({
+        db: ctx.database.db,
+        audit: ctx.services.audit,
+        mailer: ctx.mailer,
+        hasher: createPasswordHasher(t.config.argon2),
+        settings: ctx.services.settings,
+        publicUrl: 'http://x',
+        revokeSessions: async () => undefined,
+        listWindow: 4,
+        deepOffset,
+      });
+    const actor = await ctx.services.auth.authenticate(admin.token, null);
+    const q = { sort: 'createdAt', order: 'desc' } as const;
+    const all = (await req('GET', '/api/users?limit=100&sort=createdAt&order=desc', admin.token)).json();
+    expect(all.data.length).toBeGreaterThan(4);
+    expect(all.pagination).toMatchObject({ totalItems: all.data.length, totalItemsCapped: false });
+    const ids = all.data.map((r: { id: string }) => r.id);
+
+    const first = await windowed().listUsers(actor, { ...q, page: 1, limit: 2 });
+    expect(first.pagination).toEqual({
+      currentPage: 1,
+      pageSize: 2,
+      totalPages: 2,
+      totalItems: 4,
+      hasPrevPage: false,
+      hasNextPage: true,
+      totalItemsCapped: true,
+    });
+    expect(first.items.map((i) => i.id)).toEqual(ids.slice(0, 2));
+    // The last page inside the window, read forward and by the deep-page path alike.
+    for (const deepOffset of [undefined, 0]) {
+      const last = await windowed(deepOffset).listUsers(actor, { ...q, page: 2, limit: 2 });
+      expect(last.items.map((i) => i.id)).toEqual(ids.slice(2, 4));
+      expect(last.pagination).toMatchObject({ hasNextPage: false, totalItemsCapped: true });
+    }
+    await expect(windowed().listUsers(actor, { ...q, page: 3, limit: 2 })).rejects.toMatchObject({
+      status: 400,
+      errors: [{ field: 'page', message: 'Must not go past row 4' }],
+    });
+    // Below the window: the exact count and no cap.
+    const one = await windowed().listUsers(actor, { ...q, page: 1, limit: 2, search: patient.user.email });
+    expect(one.pagination).toMatchObject({ totalItems: 1, totalPages: 1, totalItemsCapped: false });
+
+    // Through HTTP with the real window: a page past row 10 000 is refused before any query.
+    const past = await req('GET', '/api/users?page=2001&limit=5', admin.token);
+    expect(past.statusCode).toBe(400);
+    expect(past.json()).toMatchObject({
+      success: false,
+      message: expect.stringContaining('Only the first 10000 matching users'),
+      errors: [{ field: 'page', message: 'Must not go past row 10000' }],
+    });
+    expect((await req('GET', '/api/users?page=2000&limit=5', admin.token)).statusCode).toBe(200);
+  });
+
   it('refuses bad paging and sorting input with 400', async () => {
     for (const q of [
       'limit=101',

@@ -31,7 +31,12 @@ const providerRow = (n: number): UserSummary => {
   return { id, firstname, lastname, email, role, gender };
 };
 
-function mockApi(rows: Array<AdminUserSummary | UserSummary>, totalItems = rows.length, usersStatus = 200) {
+function mockApi(
+  rows: Array<AdminUserSummary | UserSummary>,
+  totalItems = rows.length,
+  usersStatus = 200,
+  totalItemsCapped?: boolean,
+) {
   const fetchMock = vi.fn<typeof fetch>(async (input) => {
     const url = new URL(String(input), 'http://localhost');
     if (url.pathname === '/api/users/stats') return jsonResponse(200, { success: true, data: stats });
@@ -48,6 +53,7 @@ function mockApi(rows: Array<AdminUserSummary | UserSummary>, totalItems = rows.
           totalItems,
           hasPrevPage: false,
           hasNextPage: totalItems > limit,
+          ...(totalItemsCapped === undefined ? {} : { totalItemsCapped }),
         },
       });
     }
@@ -117,6 +123,17 @@ describe('Dashboard', () => {
         fetchMock.mock.calls.map(([u]) => String(u)).some((u) => u.includes('page=2') && u.includes('limit=10')),
       ).toBe(true),
     );
+  });
+
+  it("reads 'from–to of 10000+' when the server counted only its list window", async () => {
+    mockApi(
+      Array.from({ length: 5 }, (_, i) => adminRow(i + 1)),
+      10_000,
+      200,
+      true,
+    );
+    renderAs('admin');
+    expect(await screen.findByText('1–5 of 10000+')).toBeInTheDocument();
   });
 
   it('sorts on the server when a column header is clicked', async () => {

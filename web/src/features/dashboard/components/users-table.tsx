@@ -285,7 +285,7 @@ export function UsersTable({ viewer, onChanged }: Props) {
           clearSelection();
         }}
         labelRowsPerPage="Rows per page:"
-        labelDisplayedRows={({ from, to, count }) => `${from}–${to} of ${count}`}
+        labelDisplayedRows={({ from, to, count }) => `${from}–${to} of ${count}${table.capped ? '+' : ''}`}
       />
       <ConfirmDeleteDialog
         name={toDelete ? fullName(toDelete) : null}

@@ -62,6 +62,8 @@ export function useUsersPage(enabled: boolean) {
   return {
     rows,
     total: pagination?.totalItems ?? 0,
+    /** More rows match than the server pages through: `total` is then the window (10 000). */
+    capped: pagination?.totalItemsCapped ?? false,
     status,
     page,
     setPage,

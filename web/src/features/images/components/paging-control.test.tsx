@@ -36,4 +36,9 @@ describe('PagingControl (spec §4)', () => {
     expect(screen.getByRole('button', { name: 'Previous page' })).toBeDisabled();
     expect(screen.getByRole('button', { name: 'Next page' })).toBeDisabled();
   });
+
+  it("reads 'page / total+' when the server counted only its list window", () => {
+    render(<PagingControl page={1} totalPages={1000} capped onChange={vi.fn()} />);
+    expect(screen.getByText('1 / 1000+')).toBeInTheDocument();
+  });
 });

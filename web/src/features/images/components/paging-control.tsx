@@ -12,13 +12,15 @@ type PagingControlProps = {
   onChange: (page: number) => void;
   label?: string;
   disabled?: boolean;
+  /** The server counted only the first pages (a list window): the total reads 'n+'. */
+  capped?: boolean;
 };
 
 /**
  * Spec §4: first/previous disabled on the first page, next/last on the last; the page only moves
- * within 1..totalPages. The label reads 'page / total'.
+ * within 1..totalPages. The label reads 'page / total', or 'page / total+' when capped.
  */
-export function PagingControl({ page, totalPages, onChange, label = 'Pages', disabled }: PagingControlProps) {
+export function PagingControl({ page, totalPages, onChange, label = 'Pages', disabled, capped }: PagingControlProps) {
   const total = Math.max(1, totalPages);
   const current = Math.min(Math.max(1, page), total);
   const go = (target: number) => {
@@ -43,7 +45,7 @@ export function PagingControl({ page, totalPages, onChange, label = 'Pages', dis
         <ChevronLeftIcon />
       </IconButton>
       <Typography aria-live="polite" sx={{ minWidth: 64, textAlign: 'center', fontWeight: 600 }}>
-        {`${current} / ${total}`}
+        {`${current} / ${total}${capped ? '+' : ''}`}
       </Typography>
       <IconButton aria-label="Next page" onClick={() => go(current + 1)} disabled={atLast}>
         <ChevronRightIcon />

@@ -142,6 +142,7 @@ export function ViewImagesPage({
         <PagingControl
           page={page}
           totalPages={totalPages}
+          capped={pagination?.totalItemsCapped ?? false}
           onChange={setPage}
           label="Image pages"
           disabled={loading && images.length === 0}
