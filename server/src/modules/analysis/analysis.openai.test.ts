@@ -3,7 +3,7 @@ import { type IncomingMessage, type Server, type ServerResponse, createServer } 
 import type { AddressInfo } from 'node:net';
 import sharp from 'sharp';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type SignedIn, type TestApp, createTestApp, newUser } from '../../../test/harness.ts';
+import { type SignedIn, type TestApp, createTestApp, login, newUser } from '../../../test/harness.ts';
 import { fixture, uploadFile } from '../images/images.test-helpers.ts';
 import { SCHEMA_NAME, responseJsonSchema } from './providers/openai.ts';
 
@@ -88,8 +88,10 @@ afterAll(async () => {
   server?.closeAllConnections();
   await new Promise((r) => server?.close(r));
 });
-beforeEach(() => {
+beforeEach(async () => {
   received.length = 0;
+  // A fresh session per case: runs are limited to ten a minute per session, and this file makes more.
+  doc = await login(t, doc.user.email, doc.password);
 });
 
 const rerun = (id: string) => t.request({ method: 'POST', url: `/api/analysis/${id}/run`, token: doc.token });
