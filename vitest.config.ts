@@ -15,6 +15,9 @@ const serverProject = (name: string, db: 'pglite' | 'postgres') => ({
 /** Server suites run on PGlite always and on PostgreSQL too when TEST_DATABASE_URL is set (CI). */
 export default defineConfig({
   test: {
+    // Vitest's default is one worker per core minus one: a single worker on a 2-core CI machine, while
+    // most server test time is spent waiting on PostgreSQL, spawned servers and timers.
+    maxWorkers: 3,
     // CI sums the JSON reports into its closing 'N passed, N failed' line.
     reporters: process.env.CI ? ['default', ['json', { outputFile: '.reports/vitest.json' }]] : ['default'],
     projects: [
