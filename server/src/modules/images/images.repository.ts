@@ -118,7 +118,7 @@ export function createImagesRepository(db: Db) {
       parts: { own: boolean; shared: boolean },
       limit: number,
       offset: number,
-      countCap?: number,
+      countCap: number | null = LIST_MAX_WINDOW + 1,
     ): Promise<{ entries: ListEntry[]; total: number }> {
       // Each branch is cut to the rows the page can need, in its index's order: without the inner
       // ORDER BY/LIMIT the planner sorted every own image of a viewer with many (a seq scan and a
@@ -134,13 +134,13 @@ export function createImagesRepository(db: Db) {
       const union = parts.own && parts.shared ? sql`(${own}) UNION ALL (${shared})` : parts.own ? own : shared;
       const page = await sql<ListEntry>`SELECT image_id, share_id, sort_at FROM (${union}) u
         ORDER BY sort_at DESC, image_id DESC LIMIT ${limit} OFFSET ${offset}`.execute(db);
-      // With `countCap` each branch is counted up to the cap only (a LIMITed subquery); the sum is
-      // then exact up to the cap and above it whenever either branch reaches it.
+      // Each branch is counted up to `countCap` only (a LIMITed subquery); the sum is then exact up
+      // to the cap and above it whenever either branch reaches it. null: exact (dashboard counts).
       const ownRows = sql`SELECT 1 FROM images WHERE uploader_id = ${viewerId} AND deleted_at IS NULL`;
       const sharedRows = sql`SELECT 1 FROM shares s JOIN images i ON i.id = s.image_id
         WHERE s.created_for = ${viewerId} AND i.deleted_at IS NULL AND i.uploader_id <> ${viewerId}`;
       const count = (rows: typeof ownRows) =>
-        countCap === undefined
+        countCap === null
           ? sql<{ n: number }>`SELECT count(*)::int AS n FROM (${rows}) t`.execute(db).then((r) => r.rows[0]?.n ?? 0)
           : countUpTo(db, rows, countCap);
       // Awaited together: awaiting one after the other would leave the second's rejection unhandled.
@@ -155,16 +155,17 @@ export function createImagesRepository(db: Db) {
       offset: number,
       countCap: number = LIST_MAX_WINDOW + 1,
     ): Promise<{ entries: ListEntry[]; total: number }> {
-      const live = db.selectFrom('images').where('deleted_at', 'is', null);
+      // Two builders, not one shared base: derived builders share a query id, which plugins key on.
+      const live = () => db.selectFrom('images').where('deleted_at', 'is', null);
       const [rows, total] = await Promise.all([
-        live
+        live()
           .select(['id as image_id', 'created_at as sort_at'])
           .orderBy('created_at', 'desc')
           .orderBy('id', 'desc')
           .limit(limit)
           .offset(offset)
           .execute(),
-        countUpTo(db, live.select(sql`1`.as('one')), countCap),
+        countUpTo(db, live().select(sql`1`.as('one')), countCap),
       ]);
       return { entries: rows.map((r) => ({ image_id: r.image_id, share_id: null, sort_at: r.sort_at })), total };
     },

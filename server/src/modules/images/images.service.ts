@@ -462,8 +462,8 @@ export function createImagesService(deps: Deps) {
         return { totalImages: total, sharedImages: shared };
       }
       const [all, shared] = await Promise.all([
-        repo.listForViewer(actor.userId, { own: true, shared: true }, 0, 0),
-        repo.listForViewer(actor.userId, { own: false, shared: true }, 0, 0),
+        repo.listForViewer(actor.userId, { own: true, shared: true }, 0, 0, null),
+        repo.listForViewer(actor.userId, { own: false, shared: true }, 0, 0, null),
       ]);
       return { totalImages: all.total, sharedImages: shared.total };
     },
