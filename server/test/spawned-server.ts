@@ -34,34 +34,40 @@ export interface ServerOptions {
   port?: number;
   /** Extra node flags, e.g. --max-old-space-size. */
   nodeArgs?: string[];
+  /** How long to wait for /api/health (default 60 s). */
+  startTimeoutMs?: number;
+}
+
+/** The environment a spawned server (or a CLI on its data) runs with: outbox mail, no web app. */
+export function serverEnv(options: ServerOptions): NodeJS.ProcessEnv {
+  return {
+    PATH: process.env.PATH,
+    NODE_ENV: 'test',
+    DATA_DIR: options.dataDir,
+    HOST: '127.0.0.1',
+    MAIL_TRANSPORT: 'outbox',
+    ADMIN_EMAIL: options.admin.email,
+    ADMIN_PASSWORD: options.admin.password,
+    LOG_LEVEL: 'warn',
+    WEB_DIST: join(options.dataDir, 'no-web'),
+    RATE_LIMIT_AUTH_PER_MINUTE: '1000',
+    ...(options.databaseUrl ? { DATABASE_URL: options.databaseUrl } : {}),
+    ...options.env,
+  };
 }
 
 /** Starts the server with the outbox mailer and waits until /api/health answers. */
 export async function startServer(options: ServerOptions): Promise<SpawnedServer> {
   const port = options.port ?? (await freePort());
   const child = spawn(process.execPath, [...(options.nodeArgs ?? []), join(ROOT, 'server/src/main.ts')], {
-    env: {
-      PATH: process.env.PATH,
-      NODE_ENV: 'test',
-      DATA_DIR: options.dataDir,
-      HOST: '127.0.0.1',
-      PORT: String(port),
-      MAIL_TRANSPORT: 'outbox',
-      ADMIN_EMAIL: options.admin.email,
-      ADMIN_PASSWORD: options.admin.password,
-      LOG_LEVEL: 'warn',
-      WEB_DIST: join(options.dataDir, 'no-web'),
-      RATE_LIMIT_AUTH_PER_MINUTE: '1000',
-      ...(options.databaseUrl ? { DATABASE_URL: options.databaseUrl } : {}),
-      ...options.env,
-    },
+    env: { ...serverEnv(options), PORT: String(port) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
   child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
   child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
   const base = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 60_000;
+  const deadline = Date.now() + (options.startTimeoutMs ?? 60_000);
   for (;;) {
     if (child.exitCode !== null) throw new Error(`server exited: ${output}`);
     const ok = await fetch(`${base}/api/health`)

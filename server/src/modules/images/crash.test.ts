@@ -1,13 +1,12 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase } from '../../../test/database.ts';
 import { openDatabase } from '../../db/db.ts';
+import { ROOT, type ServerOptions, serverEnv, startServer as startSpawned } from '../../../test/spawned-server.ts';
 import { fixture } from './images.test-helpers.ts';
 
 /**
@@ -15,7 +14,6 @@ import { fixture } from './images.test-helpers.ts';
  * restart and a sweep, no row points at a missing blob and no blob is left without a row. Then
  * the keys:rewrap command rotates the master key and the restarted server still serves the bytes.
  */
-const ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
 const ADMIN = { email: 'crash-admin@test.medshare', password: 'Crash-test-admin-password-1' };
 
 let dataDir: string;
@@ -32,68 +30,27 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-function env(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  return {
-    PATH: process.env.PATH,
-    NODE_ENV: 'test',
-    DATA_DIR: dataDir,
-    HOST: '127.0.0.1',
-    MAIL_TRANSPORT: 'outbox',
-    ADMIN_EMAIL: ADMIN.email,
-    ADMIN_PASSWORD: ADMIN.password,
-    LOG_LEVEL: 'warn',
-    WEB_DIST: join(dataDir, 'no-web'),
-    RATE_LIMIT_AUTH_PER_MINUTE: '1000',
-    ...(database.target.kind === 'postgres' ? { DATABASE_URL: database.target.url } : {}),
-    ...extra,
-  };
-}
+const serverOptions = (extra: Record<string, string> = {}): ServerOptions => ({
+  dataDir,
+  admin: ADMIN,
+  databaseUrl: database.target.kind === 'postgres' ? database.target.url : null,
+  env: extra,
+  startTimeoutMs: 30_000,
+});
 
 async function startServer(extra: Record<string, string> = {}) {
-  const port = await freePort();
-  const child = spawn(process.execPath, [join(ROOT, 'server/src/main.ts')], {
-    env: env({ PORT: String(port), ...extra }),
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.add(child);
-  let output = '';
-  child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
-  child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
-  const base = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`server exited: ${output}`);
-    const ok = await fetch(`${base}/api/health`)
-      .then((r) => r.ok)
-      .catch(() => false);
-    if (ok) break;
-    if (Date.now() > deadline) throw new Error(`server did not start: ${output}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  const server = await startSpawned(serverOptions(extra));
+  children.add(server.child);
   const stop = async (signal: NodeJS.Signals) => {
-    if (child.exitCode === null) {
-      const exited = new Promise((r) => child.once('exit', r));
-      child.kill(signal);
-      await exited;
-    }
-    children.delete(child);
+    await server.stop(signal);
+    children.delete(server.child);
   };
-  return { base, child, stop };
+  return { base: server.base, child: server.child, stop };
 }
 
 async function runCli(script: string, args: string[], extra: Record<string, string> = {}) {
   const child = spawn(process.execPath, [join(ROOT, script), ...args], {
-    env: env(extra),
+    env: serverEnv(serverOptions(extra)),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
