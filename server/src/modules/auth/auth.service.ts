@@ -258,45 +258,31 @@ export function createAuthService(deps: Deps) {
 
     async login(body: LoginBody, ctx: RequestContext): Promise<{ otpRequired: true; email: string }> {
       const user = await users.getByEmail(body.email);
-      if (user?.locked_until && user.locked_until.getTime() > Date.now()) {
-        await audit.recordQuietly({
-          userId: user.id,
-          action: 'auth.login',
-          table: 'users',
-          recordId: user.id,
-          ip: ctx.ip,
-          status: 'failure',
-          reason: 'account locked',
-        });
-        const seconds = (user.locked_until.getTime() - Date.now()) / 1000;
-        throw tooManyRequests('Too many failed sign-in attempts. Try again later.', seconds);
-      }
-      const ok = await hasher.verify(user?.password_hash ?? null, body.password);
-      if (!user || !ok) {
-        if (user) await users.recordFailedLogin(user.id);
-        await audit.recordQuietly({
+      const failed = (reason: string) =>
+        audit.recordQuietly({
           userId: user?.id ?? null,
           action: 'auth.login',
           table: 'users',
           recordId: user?.id ?? null,
           ip: ctx.ip,
           status: 'failure',
-          reason: 'wrong credentials',
+          reason,
         });
+      if (user?.locked_until && user.locked_until.getTime() > Date.now()) {
+        await failed('account locked');
+        const seconds = (user.locked_until.getTime() - Date.now()) / 1000;
+        throw tooManyRequests('Too many failed sign-in attempts. Try again later.', seconds);
+      }
+      const ok = await hasher.verify(user?.password_hash ?? null, body.password);
+      if (!user || !ok) {
+        if (user) await users.recordFailedLogin(user.id);
+        await failed('wrong credentials');
         throw unauthenticated(AuthMessages.invalidCredentials, 'invalid_credentials');
       }
       if (user.failed_logins > 0) await users.update(user.id, { failed_logins: 0, locked_until: null });
       const refusal = refuseInactive(user);
       if (refusal) {
-        await audit.recordQuietly({
-          userId: user.id,
-          action: 'auth.login',
-          table: 'users',
-          recordId: user.id,
-          ip: ctx.ip,
-          status: 'failure',
-          reason: refusal.message === AuthMessages.providerUnderReview ? 'pending approval' : 'deactivated',
-        });
+        await failed(refusal.message === AuthMessages.providerUnderReview ? 'pending approval' : 'deactivated');
         throw refusal;
       }
       await sendVerificationCode(user, 'login', await codeExpiry());
