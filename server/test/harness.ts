@@ -1,5 +1,5 @@
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import type { Writable } from 'node:stream';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -62,6 +62,21 @@ export async function createTestApp(
 }
 
 let counter = 0;
+/**
+ * A tiny built web app under `dataDir/web` (index.html with the nonce placeholder, one asset), for
+ * tests of the SPA fallback, static files and their headers. Returns its directory for `webDist`.
+ */
+export function writeTinyWebApp(dataDir: string): string {
+  const dist = join(dataDir, 'web');
+  mkdirSync(join(dist, 'assets'), { recursive: true });
+  writeFileSync(
+    join(dist, 'index.html'),
+    '<html><head><meta property="csp-nonce" nonce="__CSP_NONCE__"></head><body>app</body></html>',
+  );
+  writeFileSync(join(dist, 'assets', 'app.js'), 'console.log(1)');
+  return dist;
+}
+
 export function uniqueName(prefix: string): string {
   counter += 1;
   return `${prefix}${Date.now().toString(36)}${counter}`;

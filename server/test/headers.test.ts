@@ -1,8 +1,6 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type TestApp, createTestApp, newUser } from './harness.ts';
+import { type TestApp, createTestApp, newUser, writeTinyWebApp } from './harness.ts';
 
 /**
  * http.test.ts checks the headers of one JSON answer. Error paths, the SPA, static files and the
@@ -14,14 +12,7 @@ let t: TestApp;
 beforeAll(async () => {
   t = await createTestApp((c) => {
     c.rateLimits.authPerMinute = 2;
-    const dist = join(c.dataDir, 'web');
-    mkdirSync(join(dist, 'assets'), { recursive: true });
-    writeFileSync(
-      join(dist, 'index.html'),
-      '<html><head><meta property="csp-nonce" nonce="__CSP_NONCE__"></head><body>app</body></html>',
-    );
-    writeFileSync(join(dist, 'assets', 'app.js'), 'console.log(1)');
-    c.webDist = dist;
+    c.webDist = writeTinyWebApp(c.dataDir);
   });
 });
 afterAll(async () => t?.close());

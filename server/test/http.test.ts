@@ -1,9 +1,9 @@
 import { Writable } from 'node:stream';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { brotliCompressSync, brotliDecompressSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type TestApp, createTestApp, newUser } from './harness.ts';
+import { type TestApp, createTestApp, newUser, writeTinyWebApp } from './harness.ts';
 
 let t: TestApp;
 const logLines: string[] = [];
@@ -14,13 +14,7 @@ beforeAll(async () => {
       c.rateLimits.authPerMinute = 5;
       c.logLevel = 'info';
       // A tiny built web app, to check the SPA fallback and its nonce.
-      const dist = join(c.dataDir, 'web');
-      mkdirSync(join(dist, 'assets'), { recursive: true });
-      writeFileSync(
-        join(dist, 'index.html'),
-        '<html><head><meta property="csp-nonce" nonce="__CSP_NONCE__"></head><body>app</body></html>',
-      );
-      writeFileSync(join(dist, 'assets', 'app.js'), 'console.log(1)');
+      const dist = writeTinyWebApp(c.dataDir);
       // What web/build/precompress.ts writes beside each asset.
       writeFileSync(join(dist, 'assets', 'app.js.br'), brotliCompressSync('console.log(1)'));
       writeFileSync(join(dist, 'assets', 'app.js.gz'), gzipSync('console.log(1)'));
