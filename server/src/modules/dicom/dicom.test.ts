@@ -114,6 +114,8 @@ describe('upload of DICOM objects', () => {
   });
 
   it('refuses a truncated file (400), a DICOMDIR (415) and non-DICOM bytes named .dcm (415), storing nothing', async () => {
+    // Thumbnails of earlier uploads are written in the background: let them land before counting.
+    await t.app.ctx.services.images.idle();
     const before = blobCount();
     const truncated = await upload('malformed_truncated_pixeldata.dcm');
     expect(truncated.statusCode).toBe(400);
