@@ -46,9 +46,13 @@ export function createFsStorage(root: string): BlobStorage {
       let bytes = 0;
       try {
         const handle = await open(tmp, 'wx', 0o600);
+        // Pieces are gathered into ~1 MiB writev calls: one system call (and one thread-pool round
+        // trip) per MiB instead of two per 64 KiB envelope chunk, and no copies. One batch is
+        // written while the next is received and encrypted, so a write that stalls on the disk
+        // (journal commits, writeback) overlaps the network instead of adding to it; at most two
+        // batches are held.
+        let writing: Promise<void> = Promise.resolve();
         try {
-          // Pieces are gathered into ~1 MiB writev calls: one system call (and one thread-pool
-          // round trip) per MiB instead of two per 64 KiB envelope chunk, and no copies.
           let batch: Buffer[] = [];
           let batched = 0;
           for await (const piece of body as AsyncIterable<Buffer>) {
@@ -56,14 +60,19 @@ export function createFsStorage(root: string): BlobStorage {
             batch.push(piece);
             batched += piece.length;
             if (batched >= WRITE_BATCH) {
-              await writeAll(handle, batch, batched);
+              await writing;
+              writing = writeAll(handle, batch, batched);
+              writing.catch(() => undefined); // rethrown by the next await; never unhandled meanwhile
               batch = [];
               batched = 0;
             }
           }
+          await writing;
           await writeAll(handle, batch, batched);
           await handle.sync();
         } finally {
+          // A failed source must not close the file under a write still in flight.
+          await writing.catch(() => undefined);
           await handle.close();
         }
         await mkdir(dirOf(key), { recursive: true, mode: 0o700 });
