@@ -16,15 +16,6 @@ async function writeAll(handle: FileHandle, parts: Buffer[], total: number): Pro
   while (rest.length) rest = rest.subarray((await handle.write(rest)).bytesWritten);
 }
 
-async function fsyncPath(path: string): Promise<void> {
-  const handle = await open(path, 'r');
-  try {
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-}
-
 /**
  * Blobs under `<root>/<first two key chars>/<key>`. A write goes to `<root>/.tmp`, is fsync'd,
  * renamed into place and the directory fsync'd: after a crash a blob is either whole or absent.
@@ -35,6 +26,26 @@ export function createFsStorage(root: string): BlobStorage {
   const ensureRoot = () => (ready ??= mkdir(tmpDir, { recursive: true, mode: 0o700 }).then(() => undefined));
   const dirOf = (key: string) => join(root, key.slice(0, 2));
   const pathOf = (key: string) => join(dirOf(key), key);
+  // Shard directories (at most 36²) are created once and kept open: fsync'ing the open handle makes
+  // a rename durable without a mkdir, open and close per blob.
+  const shards = new Map<string, Promise<FileHandle>>();
+  const shardOf = (key: string): Promise<FileHandle> => {
+    const dir = dirOf(key);
+    let handle = shards.get(dir);
+    if (!handle) {
+      handle = mkdir(dir, { recursive: true, mode: 0o700 }).then(() => open(dir, 'r'));
+      shards.set(dir, handle);
+      handle.catch(() => shards.delete(dir));
+    }
+    return handle;
+  };
+  const forgetShard = (dir: string) => {
+    void shards
+      .get(dir)
+      ?.then((h) => h.close())
+      .catch(() => undefined);
+    shards.delete(dir);
+  };
 
   return {
     kind: 'fs',
@@ -75,9 +86,17 @@ export function createFsStorage(root: string): BlobStorage {
           await writing.catch(() => undefined);
           await handle.close();
         }
-        await mkdir(dirOf(key), { recursive: true, mode: 0o700 });
-        await rename(tmp, pathOf(key));
-        await fsyncPath(dirOf(key));
+        let shard = await shardOf(key);
+        try {
+          await rename(tmp, pathOf(key));
+        } catch (err) {
+          // The shard directory was removed behind our back (by hand, a restore): make it again once.
+          if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+          forgetShard(dirOf(key));
+          shard = await shardOf(key);
+          await rename(tmp, pathOf(key));
+        }
+        await shard.sync();
         return { bytes };
       } catch (err) {
         await unlink(tmp).catch(() => undefined);
@@ -130,6 +149,8 @@ export function createFsStorage(root: string): BlobStorage {
       await stat(root);
     },
 
-    close() {},
+    close() {
+      for (const dir of [...shards.keys()]) forgetShard(dir);
+    },
   };
 }

@@ -117,6 +117,17 @@ describe.each(drivers)('%s blob storage', (_name, make) => {
 });
 
 describe('fs blob storage', () => {
+  it('stores again after a shard directory it keeps open was removed behind its back', async () => {
+    const root = join(tempDir(), 'blobs');
+    const storage = createFsStorage(root);
+    await storage.put('ab-first-blob', Readable.from([Buffer.from('one')]));
+    rmSync(join(root, 'ab'), { recursive: true, force: true });
+    await storage.put('ab-second-blob', Readable.from([Buffer.from('two')]));
+    expect(Buffer.concat(await (await storage.get('ab-second-blob')).toArray()).toString()).toBe('two');
+    expect(readdirSync(join(root, 'ab'))).toEqual(['ab-second-blob']);
+    storage.close();
+  });
+
   it('keeps partial writes in .tmp only and removes stale ones', async () => {
     const root = join(tempDir(), 'blobs');
     const storage = createFsStorage(root);

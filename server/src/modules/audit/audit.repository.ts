@@ -47,6 +47,10 @@ function auditWhere(f: AuditListFilter): Expression<SqlBool>[] {
   return where;
 }
 
+/**
+ * Two round trips under the head row's lock: read the head, then insert the row and move the head
+ * in one statement (every audited request pays for these, and the lock is held across them).
+ */
 async function appendIn(trx: Db, fields: Omit<ChainFields, 'createdAt'>): Promise<void> {
   const head = await trx
     .selectFrom('audit_head')
@@ -57,23 +61,29 @@ async function appendIn(trx: Db, fields: Omit<ChainFields, 'createdAt'>): Promis
   // Microsecond timestamps from the database would not survive a round trip through Date.
   const createdAt = new Date();
   const hash = chainHash(head.last_hash, { ...fields, createdAt });
-  const row = await trx
-    .insertInto('audit_logs')
-    .values({
-      created_at: createdAt,
-      user_id: fields.userId,
-      action_type: fields.actionType,
-      table_name: fields.tableName,
-      record_id: fields.recordId,
-      ip_address: fields.ipAddress,
-      status: fields.status,
-      reason: fields.reason,
-      prev_hash: head.last_hash,
-      hash,
-    })
-    .returning('id')
+  const moved = await trx
+    .with('appended', (q) =>
+      q
+        .insertInto('audit_logs')
+        .values({
+          created_at: createdAt,
+          user_id: fields.userId,
+          action_type: fields.actionType,
+          table_name: fields.tableName,
+          record_id: fields.recordId,
+          ip_address: fields.ipAddress,
+          status: fields.status,
+          reason: fields.reason,
+          prev_hash: head.last_hash,
+          hash,
+        })
+        .returning('id'),
+    )
+    .updateTable('audit_head')
+    .set((eb) => ({ last_id: eb.selectFrom('appended').select('id'), last_hash: hash }))
+    .where('id', '=', 1)
     .executeTakeFirstOrThrow();
-  await trx.updateTable('audit_head').set({ last_id: row.id, last_hash: hash }).where('id', '=', 1).execute();
+  if (moved.numUpdatedRows !== 1n) throw new Error('audit head row is missing');
 }
 
 export function createAuditRepository(db: Db) {

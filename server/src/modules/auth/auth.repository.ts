@@ -1,3 +1,5 @@
+import type { RoleName } from '@medshare/contracts';
+import { sql } from 'kysely';
 import type { Db } from '../../db/db.ts';
 import type { CodePurpose } from '../../db/schema.ts';
 
@@ -17,6 +19,20 @@ export function createAuthRepository(db: Db) {
         .execute(),
 
     getSession: (id: string) => db.selectFrom('sessions').selectAll().where('id', '=', id).executeTakeFirst(),
+
+    /**
+     * A session with what authentication needs of its user (null columns when the account is
+     * deleted), in one round trip: every authenticated request runs this.
+     */
+    getSessionForAuth: (id: string) =>
+      db
+        .selectFrom('sessions as s')
+        .leftJoin('users as u', (j) => j.onRef('u.id', '=', 's.user_id').on('u.deleted_at', 'is', null))
+        .leftJoin('roles as r', 'r.id', 'u.role_id')
+        .select(['s.id', 's.user_id', 's.expires_at', 's.last_seen_at', 's.revoked_at'])
+        .select(['u.id as live_user_id', 'u.active', 'u.approved_at', sql<RoleName | null>`r.name`.as('role')])
+        .where('s.id', '=', id)
+        .executeTakeFirst(),
 
     touchSession: (id: string, at: Date) =>
       db.updateTable('sessions').set({ last_seen_at: at }).where('id', '=', id).execute(),

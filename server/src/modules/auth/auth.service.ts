@@ -69,7 +69,7 @@ interface Deps {
   onSessionsRevoked?: Array<(userId: string) => void>;
 }
 
-export function isPendingProvider(user: UserWithRole): boolean {
+export function isPendingProvider(user: Pick<UserWithRole, 'approved_at'>): boolean {
   return user.approved_at === null;
 }
 
@@ -457,7 +457,7 @@ export function createAuthService(deps: Deps) {
     /** Bearer token to actor: signature, session alive (not revoked, idle or past its end), user active. */
     async authenticate(token: string, ip: string | null): Promise<Actor> {
       const claims = await tokens.verify(token);
-      const session = await repo.getSession(claims.sid);
+      const session = await repo.getSessionForAuth(claims.sid);
       if (!session || session.user_id !== claims.sub || session.revoked_at)
         throw unauthenticated(AuthFailure.failed + ': session ended', 'session_revoked');
       const now = Date.now();
@@ -467,17 +467,17 @@ export function createAuthService(deps: Deps) {
         await repo.revokeSession(session.id, 'idle');
         throw unauthenticated(AuthFailure.expired + ': session idle', 'session_idle');
       }
-      const user = await users.getById(claims.sub);
-      if (!user || !user.active || isPendingProvider(user)) {
+      const { live_user_id: userId, role, active, approved_at } = session;
+      if (!userId || !role || !active || isPendingProvider({ approved_at })) {
         await repo.revokeSession(session.id, 'user inactive');
         throw unauthenticated(AuthFailure.failed + ': account inactive', 'account_inactive');
       }
       if (now - session.last_seen_at.getTime() > TOUCH_INTERVAL_MS) await repo.touchSession(session.id, new Date(now));
       return {
-        userId: user.id,
+        userId,
         sessionId: session.id,
-        role: user.role,
-        permissions: await permissionsOf(user.role),
+        role,
+        permissions: await permissionsOf(role),
         ip,
       };
     },

@@ -10,7 +10,15 @@ export interface TokenClaims {
   sid: string;
 }
 
+/** Verified tokens remembered (up to this many, the oldest dropped first): the signature check costs more than a request's own work. */
+const VERIFIED_CACHE_SIZE = 10_000;
+
 export function createTokenSigner(secret: Buffer) {
+  // Token → its claims and expiry (ms). Only tokens that passed every check get in, and a hit is
+  // the same bytes that passed, so it proves what the signature check proved; expiry is checked
+  // on every use, and the session behind the token is still looked up on every request.
+  const verified = new Map<string, TokenClaims & { expiresAt: number }>();
+
   return {
     sign: (claims: TokenClaims, expiresAt: Date) =>
       new SignJWT({ sid: claims.sid })
@@ -24,14 +32,22 @@ export function createTokenSigner(secret: Buffer) {
 
     /** Only HS256 with our secret, issuer and audience; `alg: none` and other algorithms are refused. */
     async verify(token: string): Promise<TokenClaims> {
+      const known = verified.get(token);
+      if (known) {
+        if (known.expiresAt > Date.now()) return { sub: known.sub, sid: known.sid };
+        verified.delete(token);
+        throw unauthenticated(AuthFailure.expired, 'token_expired');
+      }
       try {
         const { payload } = await jwtVerify(token, secret, {
           algorithms: ['HS256'],
           issuer: ISSUER,
           audience: AUDIENCE,
         });
-        if (typeof payload.sub !== 'string' || typeof payload.sid !== 'string')
+        if (typeof payload.sub !== 'string' || typeof payload.sid !== 'string' || typeof payload.exp !== 'number')
           throw unauthenticated(AuthFailure.invalid, 'invalid_token');
+        if (verified.size >= VERIFIED_CACHE_SIZE) verified.delete(verified.keys().next().value!);
+        verified.set(token, { sub: payload.sub, sid: payload.sid, expiresAt: payload.exp * 1000 });
         return { sub: payload.sub, sid: payload.sid };
       } catch (err) {
         if (err instanceof joseErrors.JWTExpired) throw unauthenticated(AuthFailure.expired, 'token_expired');

@@ -89,11 +89,16 @@ export function createDicomEngine({ pool, masterKey }: { pool: DicomPool; master
   return {
     patientKeyOf,
     columnsOf,
-    /** Checks an uploaded object; the columns to store. Throws AppError 415/400 for what cannot be accepted. */
+    /**
+     * Checks an uploaded object; the columns to store. Throws AppError 415/400 for what cannot be
+     * accepted. The bytes are handed over (moved to the worker, not copied): the caller must not
+     * use them afterwards.
+     */
     async inspectUpload(bytes: Uint8Array): Promise<DicomColumns> {
+      const whole = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength;
       const inspection = await call<Inspection>({
         op: 'inspect',
-        bytes: transferable(bytes),
+        bytes: whole && bytes.buffer instanceof ArrayBuffer ? bytes.buffer : transferable(bytes),
         timeoutMs: DICOM_LIMITS.inspectMs,
       });
       return columnsOf(inspection.summary, inspection.phi.patientId);

@@ -32,6 +32,13 @@ export interface ListEntry {
   sort_at: Date;
 }
 
+const peopleColumns = [
+  'up.firstname as uploader_firstname',
+  'up.lastname as uploader_lastname',
+  'pt.firstname as patient_firstname',
+  'pt.lastname as patient_lastname',
+] as const;
+
 export function createImagesRepository(db: Db) {
   const imagesWithPeople = () =>
     db
@@ -39,12 +46,7 @@ export function createImagesRepository(db: Db) {
       .innerJoin('users as up', 'up.id', 'images.uploader_id')
       .leftJoin('users as pt', 'pt.id', 'images.patient_id')
       .selectAll('images')
-      .select([
-        'up.firstname as uploader_firstname',
-        'up.lastname as uploader_lastname',
-        'pt.firstname as patient_firstname',
-        'pt.lastname as patient_lastname',
-      ]);
+      .select(peopleColumns);
 
   return {
     async findUser(id: string): Promise<UserBrief | undefined> {
@@ -78,7 +80,16 @@ export function createImagesRepository(db: Db) {
     contactOf: (id: string) =>
       db.selectFrom('users').select(['email', 'firstname']).where('id', '=', id).executeTakeFirstOrThrow(),
 
-    insertImage: (row: Insertable<ImagesTable>) => db.insertInto('images').values(row).execute(),
+    /** Inserts and returns the row as `getLive` would, in one statement (no re-read after commit). */
+    insertImage: (row: Insertable<ImagesTable>): Promise<ImageWithPeople> =>
+      db
+        .with('inserted', (q) => q.insertInto('images').values(row).returningAll())
+        .selectFrom('inserted as images')
+        .innerJoin('users as up', 'up.id', 'images.uploader_id')
+        .leftJoin('users as pt', 'pt.id', 'images.patient_id')
+        .selectAll('images')
+        .select(peopleColumns)
+        .executeTakeFirstOrThrow(),
 
     insertShare: (row: Insertable<SharesTable>) => db.insertInto('shares').values(row).execute(),
 

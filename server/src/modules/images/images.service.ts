@@ -246,7 +246,12 @@ export function createImagesService(deps: Deps) {
     let dicomColumns: DicomColumns | null = null;
     if (detected === 'application/dicom' && deps.dicom) {
       try {
-        dicomColumns = await deps.dicom.inspectUpload(Buffer.concat(kept));
+        // A fresh buffer of its own (not a pool slice): moved to the worker without another copy.
+        const whole = Buffer.allocUnsafeSlow(size);
+        let at = 0;
+        for (const piece of kept) at += piece.copy(whole, at);
+        if (at !== size) throw new Error(`kept ${at} of ${size} DICOM bytes`);
+        dicomColumns = await deps.dicom.inspectUpload(whole);
       } catch (err) {
         await store.storage.delete(key).catch(() => undefined);
         throw err;
@@ -350,9 +355,9 @@ export function createImagesService(deps: Deps) {
           const shareId = randomUUID();
           const hashed = patient ? await startHash() : null;
           // Blob first (durable above), row second: a crash between the two leaves only an orphan blob for the sweeper.
-          await db.transaction().execute(async (trx) => {
+          const image = await db.transaction().execute(async (trx) => {
             const r = createImagesRepository(trx);
-            await r.insertImage({
+            const inserted = await r.insertImage({
               id: imageId,
               uploader_id: actor.userId,
               patient_id: patient?.id ?? null,
@@ -398,6 +403,7 @@ export function createImagesService(deps: Deps) {
                 reason: `image=${imageId} patient share`,
               });
             }
+            return inserted;
           });
           committed = true;
           if (wantsThumbnail(stored)) thumbnails.enqueue(imageId);
@@ -411,7 +417,6 @@ export function createImagesService(deps: Deps) {
               })(),
             );
           }
-          const image = (await repo.getLive(imageId))!;
           return present(actor, image, null, image.created_at);
         } catch (err) {
           if (file && !committed) await store.storage.delete(imageId).catch(() => undefined);
