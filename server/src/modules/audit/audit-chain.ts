@@ -13,10 +13,13 @@ export interface ChainFields {
   reason: string | null;
 }
 
-/** hash = SHA-256 over the previous hash and the row's fields, in a fixed order. */
-export function chainHash(prevHash: string, row: ChainFields): string {
-  const canonical = JSON.stringify([
-    prevHash,
+/**
+ * The canonical text after the previous hash: `["<previous hash>",` followed by this is the JSON
+ * array the hash covers. Split so that the database can put the head's hash in front (in the same
+ * statement that locks it) and hash the whole, without a round trip to read the head first.
+ */
+export function chainTail(row: ChainFields): string {
+  return JSON.stringify([
     row.createdAt.toISOString(),
     row.userId,
     row.actionType,
@@ -25,6 +28,12 @@ export function chainHash(prevHash: string, row: ChainFields): string {
     row.ipAddress,
     row.status,
     row.reason,
-  ]);
-  return createHash('sha256').update(canonical).digest('hex');
+  ]).slice(1);
+}
+
+/** hash = SHA-256 over JSON [previous hash, the row's fields in a fixed order]. */
+export function chainHash(prevHash: string, row: ChainFields): string {
+  return createHash('sha256')
+    .update(`[${JSON.stringify(prevHash)},${chainTail(row)}`)
+    .digest('hex');
 }

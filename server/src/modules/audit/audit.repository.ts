@@ -1,6 +1,6 @@
 import { type Expression, type SqlBool, sql } from 'kysely';
 import type { Db } from '../../db/db.ts';
-import { type ChainFields, chainHash } from './audit-chain.ts';
+import { type ChainFields, chainTail } from './audit-chain.ts';
 
 /** A bound of the date filter: a calendar date (in `timeZone`) or an exact instant. */
 export type AuditTimeBound = { date: string } | { instant: string };
@@ -48,50 +48,37 @@ function auditWhere(f: AuditListFilter): Expression<SqlBool>[] {
 }
 
 /**
- * Two round trips under the head row's lock: read the head, then insert the row and move the head
- * in one statement (every audited request pays for these, and the lock is held across them).
+ * One statement: lock the head, insert the row hashed onto it, move the head. Every audited
+ * request pays for this and holds the head's lock across it, so it is one round trip (it was
+ * four outside a transaction: BEGIN, read the head, insert, update, COMMIT). The database hashes
+ * `["<head hash>",` + the tail that `chainTail` made here, which is exactly `chainHash`'s input,
+ * so `audit:verify` recomputes every hash in JavaScript.
  */
-async function appendIn(trx: Db, fields: Omit<ChainFields, 'createdAt'>): Promise<void> {
-  const head = await trx
-    .selectFrom('audit_head')
-    .select(['last_hash'])
-    .where('id', '=', 1)
-    .forUpdate()
-    .executeTakeFirstOrThrow();
+async function appendIn(db: Db, fields: Omit<ChainFields, 'createdAt'>): Promise<void> {
   // Microsecond timestamps from the database would not survive a round trip through Date.
   const createdAt = new Date();
-  const hash = chainHash(head.last_hash, { ...fields, createdAt });
-  const moved = await trx
-    .with('appended', (q) =>
-      q
-        .insertInto('audit_logs')
-        .values({
-          created_at: createdAt,
-          user_id: fields.userId,
-          action_type: fields.actionType,
-          table_name: fields.tableName,
-          record_id: fields.recordId,
-          ip_address: fields.ipAddress,
-          status: fields.status,
-          reason: fields.reason,
-          prev_hash: head.last_hash,
-          hash,
-        })
-        .returning('id'),
-    )
-    .updateTable('audit_head')
-    .set((eb) => ({ last_id: eb.selectFrom('appended').select('id'), last_hash: hash }))
-    .where('id', '=', 1)
-    .executeTakeFirstOrThrow();
-  if (moved.numUpdatedRows !== 1n) throw new Error('audit head row is missing');
+  const tail = chainTail({ ...fields, createdAt });
+  const result = await sql`
+    WITH head AS (SELECT last_hash FROM audit_head WHERE id = 1 FOR UPDATE),
+    appended AS (
+      INSERT INTO audit_logs
+        (created_at, user_id, action_type, table_name, record_id, ip_address, status, reason, prev_hash, hash)
+      -- FROM head, not VALUES with subqueries: the row's id is drawn only once the head is locked,
+      -- so ids follow the chain when appends race.
+      SELECT ${createdAt}::timestamptz, ${fields.userId}::uuid, ${fields.actionType}::text, ${fields.tableName}::text,
+        ${fields.recordId}::text, ${fields.ipAddress}::text, ${fields.status}::text, ${fields.reason}::text,
+        head.last_hash, encode(sha256(convert_to('["' || head.last_hash || '",' || ${tail}::text, 'UTF8')), 'hex')
+      FROM head
+      RETURNING id, hash)
+    UPDATE audit_head SET last_id = appended.id, last_hash = appended.hash FROM appended WHERE audit_head.id = 1
+  `.execute(db);
+  if (result.numAffectedRows !== 1n) throw new Error('audit head row is missing');
 }
 
 export function createAuditRepository(db: Db) {
   return {
-    /** Appends one row; the head row's lock orders concurrent appends into one chain. */
-    async append(fields: Omit<ChainFields, 'createdAt'>): Promise<void> {
-      await db.transaction().execute((trx) => appendIn(trx, fields));
-    },
+    /** Appends one row (its own transaction); the head row's lock orders concurrent appends into one chain. */
+    append: (fields: Omit<ChainFields, 'createdAt'>) => appendIn(db, fields),
 
     /**
      * Appends one row inside the caller's transaction (`db` must be a transaction handle), so that

@@ -172,6 +172,23 @@ describe('tamper detection', () => {
     expect(await t.app.ctx.services.audit.verifyChain()).toMatchObject({ ok: true, brokenAt: null });
   });
 
+  it('keeps one chain when 40 appends race (the database hashes onto the head it locks)', async () => {
+    const before = (await ids()).length;
+    // Text that JSON escapes or that is not ASCII (quotes, backslash, control characters, other
+    // scripts, an emoji): the database hashes the text JavaScript escaped, and audit:verify must agree.
+    const odd = 'qu"ote \\ line\nbreak \u0001 Łódź 東京 🩻';
+    await Promise.all(
+      Array.from({ length: 40 }, (_, i) =>
+        t.app.ctx.services.audit.record({ userId: null, action: 'test.race', reason: `${odd} ${i}` }),
+      ),
+    );
+    expect((await ids()).length).toBe(before + 40);
+    const rows = await db().selectFrom('audit_logs').select(['prev_hash', 'hash']).orderBy('id').execute();
+    for (let i = 1; i < rows.length; i++) expect(rows[i]!.prev_hash).toBe(rows[i - 1]!.hash);
+    expect((await createAuditRepository(db()).getHead()).last_hash).toBe(rows.at(-1)!.hash);
+    expect(await t.app.ctx.services.audit.verifyChain()).toMatchObject({ ok: true, brokenAt: null });
+  });
+
   it('does not mistake rows appended while it walks the chain (live servers) for tampering', async () => {
     const repo = createAuditRepository(db());
     const headBefore = await repo.getHead();
