@@ -1,4 +1,4 @@
-import { type Expression, type SqlBool, sql } from 'kysely';
+import { type Expression, type RawBuilder, type SqlBool, sql } from 'kysely';
 import type { Db } from '../../db/db.ts';
 import { type ChainFields, chainTail } from './audit-chain.ts';
 
@@ -47,44 +47,62 @@ function auditWhere(f: AuditListFilter): Expression<SqlBool>[] {
   return where;
 }
 
+/** Audit rows written by another module's statement: `WITH <these>, <its own CTEs> <its query>`. */
+export type AuditCtes = RawBuilder<unknown>;
+
 /**
- * One statement: lock the head, insert the row hashed onto it, move the head. Every audited
- * request pays for this and holds the head's lock across it, so it is one round trip (it was
- * four outside a transaction: BEGIN, read the head, insert, update, COMMIT). The database hashes
- * `["<head hash>",` + the tail that `chainTail` made here, which is exactly `chainHash`'s input,
- * so `audit:verify` recomputes every hash in JavaScript.
+ * Top-level CTEs that append `events` to the chain, in order, as part of one statement (its own
+ * or another module's: an action and its audit rows then commit together, in one round trip).
+ * `audit_h0` locks the head; each `audit_hN` hashes row N onto the hash before it; the database
+ * hashes `["<previous hash>",` + the tail that `chainTail` made here, which is exactly
+ * `chainHash`'s input, so `audit:verify` recomputes every hash in JavaScript. Rows are inserted
+ * in chain order, after the lock is taken, so ids follow the chain when appends race.
  */
-async function appendIn(db: Db, fields: Omit<ChainFields, 'createdAt'>): Promise<void> {
+export function auditCtes(events: Omit<ChainFields, 'createdAt'>[]): AuditCtes {
+  if (!events.length) throw new Error('auditCtes needs at least one event');
   // Microsecond timestamps from the database would not survive a round trip through Date.
   const createdAt = new Date();
-  const tail = chainTail({ ...fields, createdAt });
-  const result = await sql`
-    WITH head AS (SELECT last_hash FROM audit_head WHERE id = 1 FOR UPDATE),
-    appended AS (
-      INSERT INTO audit_logs
-        (created_at, user_id, action_type, table_name, record_id, ip_address, status, reason, prev_hash, hash)
-      -- FROM head, not VALUES with subqueries: the row's id is drawn only once the head is locked,
-      -- so ids follow the chain when appends race.
-      SELECT ${createdAt}::timestamptz, ${fields.userId}::uuid, ${fields.actionType}::text, ${fields.tableName}::text,
-        ${fields.recordId}::text, ${fields.ipAddress}::text, ${fields.status}::text, ${fields.reason}::text,
-        head.last_hash, encode(sha256(convert_to('["' || head.last_hash || '",' || ${tail}::text, 'UTF8')), 'hex')
-      FROM head
-      RETURNING id, hash)
-    UPDATE audit_head SET last_id = appended.id, last_hash = appended.hash FROM appended WHERE audit_head.id = 1
-  `.execute(db);
-  if (result.numAffectedRows !== 1n) throw new Error('audit head row is missing');
+  const ctes: RawBuilder<unknown>[] = [
+    sql`audit_h0 AS (SELECT last_hash AS hash FROM audit_head WHERE id = 1 FOR UPDATE)`,
+  ];
+  const rows: RawBuilder<unknown>[] = [];
+  events.forEach((f, i) => {
+    const prev = sql.raw(`audit_h${i}`);
+    const self = sql.raw(`audit_h${i + 1}`);
+    const tail = chainTail({ ...f, createdAt });
+    ctes.push(sql`${self} AS (
+      SELECT ${prev}.hash AS prev, encode(sha256(convert_to('["' || ${prev}.hash || '",' || ${tail}::text, 'UTF8')), 'hex') AS hash
+      FROM ${prev})`);
+    rows.push(sql`SELECT ${i}::int AS ord, ${createdAt}::timestamptz, ${f.userId}::uuid, ${f.actionType}::text,
+      ${f.tableName}::text, ${f.recordId}::text, ${f.ipAddress}::text, ${f.status}::text, ${f.reason}::text, prev, hash
+      FROM ${self}`);
+  });
+  const last = sql.raw(`audit_h${events.length}`);
+  ctes.push(sql`audit_appended AS (
+    INSERT INTO audit_logs
+      (created_at, user_id, action_type, table_name, record_id, ip_address, status, reason, prev_hash, hash)
+    SELECT created_at, user_id, action_type, table_name, record_id, ip_address, status, reason, prev, hash
+    FROM (${sql.join(rows, sql` UNION ALL `)}) AS r (ord, created_at, user_id, action_type, table_name, record_id, ip_address, status, reason, prev, hash)
+    ORDER BY ord
+    RETURNING id)`);
+  ctes.push(sql`audit_moved AS (
+    UPDATE audit_head SET last_id = (SELECT max(id) FROM audit_appended), last_hash = ${last}.hash
+    FROM ${last} WHERE audit_head.id = 1
+    RETURNING audit_head.id)`);
+  return sql.join(ctes, sql`, `);
+}
+
+/** Appends in one statement (the head's lock is held across it, so it is one round trip). */
+async function appendIn(db: Db, fields: Omit<ChainFields, 'createdAt'>): Promise<void> {
+  const result = await sql<{ moved: number }>`
+    WITH ${auditCtes([fields])} SELECT count(*)::int AS moved FROM audit_moved`.execute(db);
+  if (result.rows[0]?.moved !== 1) throw new Error('audit head row is missing');
 }
 
 export function createAuditRepository(db: Db) {
   return {
     /** Appends one row (its own transaction); the head row's lock orders concurrent appends into one chain. */
     append: (fields: Omit<ChainFields, 'createdAt'>) => appendIn(db, fields),
-
-    /**
-     * Appends one row inside the caller's transaction (`db` must be a transaction handle), so that
-     * an action and its audit row commit together, in one commit instead of two.
-     */
-    appendInTransaction: (fields: Omit<ChainFields, 'createdAt'>) => appendIn(db, fields),
 
     /** Rows in chain order, a batch at a time, for verification. */
     listAfter(afterId: number, limit: number, upToId: number = Number.MAX_SAFE_INTEGER) {

@@ -4,12 +4,12 @@ import { badRequest, forbidden } from '../../errors.ts';
 import { paginationOf } from '../../http/envelope.ts';
 import type { Actor } from '../auth/auth.service.ts';
 import { GENESIS_HASH, chainHash } from './audit-chain.ts';
-import type { Db } from '../../db/db.ts';
 import {
+  type AuditCtes,
   type AuditListFilter,
   type AuditRepository,
   type AuditTimeBound,
-  createAuditRepository,
+  auditCtes,
 } from './audit.repository.ts';
 
 export interface AuditEvent {
@@ -107,10 +107,11 @@ export function createAuditService({
       return repo.actionTypes(scopeOf(actor).actorId);
     },
 
-    /** Records inside the caller's transaction: the action and its audit row commit (or roll back) together. */
-    async recordInTransaction(trx: Db, event: AuditEvent): Promise<void> {
-      await createAuditRepository(trx).appendInTransaction(fieldsOf(event));
-    },
+    /**
+     * The events as CTEs for another module's statement: the action and its audit rows commit (or
+     * roll back) together, in one round trip.
+     */
+    inStatement: (events: AuditEvent[]): AuditCtes => auditCtes(events.map(fieldsOf)),
 
     async record(event: AuditEvent): Promise<void> {
       await repo.append(fieldsOf(event));

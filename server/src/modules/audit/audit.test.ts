@@ -172,17 +172,21 @@ describe('tamper detection', () => {
     expect(await t.app.ctx.services.audit.verifyChain()).toMatchObject({ ok: true, brokenAt: null });
   });
 
-  it('keeps one chain when 40 appends race (the database hashes onto the head it locks)', async () => {
+  it('keeps one chain when 40 appends of one and two rows race (the database hashes onto the head it locks)', async () => {
     const before = (await ids()).length;
     // Text that JSON escapes or that is not ASCII (quotes, backslash, control characters, other
     // scripts, an emoji): the database hashes the text JavaScript escaped, and audit:verify must agree.
     const odd = 'qu"ote \\ line\nbreak \u0001 Łódź 東京 🩻';
+    const event = (i: number) => ({ userId: null, action: 'test.race', reason: `${odd} ${i}` });
+    // Single appends and two-row appends (as an upload with its patient share writes) racing.
     await Promise.all(
       Array.from({ length: 40 }, (_, i) =>
-        t.app.ctx.services.audit.record({ userId: null, action: 'test.race', reason: `${odd} ${i}` }),
+        i % 2
+          ? t.app.ctx.services.audit.record(event(i))
+          : sql`WITH ${t.app.ctx.services.audit.inStatement([event(i), event(i + 100)])} SELECT 1`.execute(db()),
       ),
     );
-    expect((await ids()).length).toBe(before + 40);
+    expect((await ids()).length).toBe(before + 60);
     const rows = await db().selectFrom('audit_logs').select(['prev_hash', 'hash']).orderBy('id').execute();
     for (let i = 1; i < rows.length; i++) expect(rows[i]!.prev_hash).toBe(rows[i - 1]!.hash);
     expect((await createAuditRepository(db()).getHead()).last_hash).toBe(rows.at(-1)!.hash);

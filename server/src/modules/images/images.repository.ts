@@ -3,6 +3,7 @@ import { type Insertable, sql } from 'kysely';
 import type { Db } from '../../db/db.ts';
 import { countUpTo } from '../../http/list-window.ts';
 import type { ImageRow, ImagesTable, ShareRow, SharesTable, ThumbnailStatus } from '../../db/schema.ts';
+import type { AuditCtes } from '../audit/audit.repository.ts';
 
 export interface UserBrief {
   id: string;
@@ -32,13 +33,6 @@ export interface ListEntry {
   sort_at: Date;
 }
 
-const peopleColumns = [
-  'up.firstname as uploader_firstname',
-  'up.lastname as uploader_lastname',
-  'pt.firstname as patient_firstname',
-  'pt.lastname as patient_lastname',
-] as const;
-
 export function createImagesRepository(db: Db) {
   const imagesWithPeople = () =>
     db
@@ -46,7 +40,12 @@ export function createImagesRepository(db: Db) {
       .innerJoin('users as up', 'up.id', 'images.uploader_id')
       .leftJoin('users as pt', 'pt.id', 'images.patient_id')
       .selectAll('images')
-      .select(peopleColumns);
+      .select([
+        'up.firstname as uploader_firstname',
+        'up.lastname as uploader_lastname',
+        'pt.firstname as patient_firstname',
+        'pt.lastname as patient_lastname',
+      ]);
 
   return {
     async findUser(id: string): Promise<UserBrief | undefined> {
@@ -80,18 +79,25 @@ export function createImagesRepository(db: Db) {
     contactOf: (id: string) =>
       db.selectFrom('users').select(['email', 'firstname']).where('id', '=', id).executeTakeFirstOrThrow(),
 
-    /** Inserts and returns the row as `getLive` would, in one statement (no re-read after commit). */
-    insertImage: (row: Insertable<ImagesTable>): Promise<ImageWithPeople> =>
-      db
-        .with('inserted', (q) => q.insertInto('images').values(row).returningAll())
-        .selectFrom('inserted as images')
-        .innerJoin('users as up', 'up.id', 'images.uploader_id')
-        .leftJoin('users as pt', 'pt.id', 'images.patient_id')
-        .selectAll('images')
-        .select(peopleColumns)
-        .executeTakeFirstOrThrow(),
-
-    insertShare: (row: Insertable<SharesTable>) => db.insertInto('shares').values(row).execute(),
+    /**
+     * A new upload in one statement: the image, the patient's share (if any) and the audit rows
+     * (CTEs from the audit module) commit together; returns the row as `getLive` would.
+     */
+    insertUpload: async (
+      image: Insertable<ImagesTable>,
+      share: Insertable<SharesTable> | null,
+      audit: AuditCtes,
+    ): Promise<ImageWithPeople> => {
+      const shared = share ? sql`, upload_share AS (${db.insertInto('shares').values(share)})` : sql``;
+      const { rows } = await sql<ImageWithPeople>`
+        WITH ${audit}, inserted AS (${db.insertInto('images').values(image).returningAll()})${shared}
+        SELECT inserted.*, up.firstname AS uploader_firstname, up.lastname AS uploader_lastname,
+          pt.firstname AS patient_firstname, pt.lastname AS patient_lastname
+        FROM inserted
+        JOIN users up ON up.id = inserted.uploader_id
+        LEFT JOIN users pt ON pt.id = inserted.patient_id`.execute(db);
+      return rows[0]!;
+    },
 
     /** A live (not deleted) image with the names of its uploader and patient. */
     getLive: (id: string): Promise<ImageWithPeople | undefined> =>

@@ -355,9 +355,21 @@ export function createImagesService(deps: Deps) {
           const shareId = randomUUID();
           const hashed = patient ? await startHash() : null;
           // Blob first (durable above), row second: a crash between the two leaves only an orphan blob for the sweeper.
-          const image = await db.transaction().execute(async (trx) => {
-            const r = createImagesRepository(trx);
-            const inserted = await r.insertImage({
+          const share =
+            patient && hashed
+              ? {
+                  id: shareId,
+                  image_id: imageId,
+                  created_by: actor.userId,
+                  created_for: patient.id,
+                  code_hash: hashed,
+                  expires_at: null,
+                  is_patient_share: true,
+                }
+              : null;
+          // One statement: the row, the patient's share and their audit entries commit together, in one round trip.
+          const image = await repo.insertUpload(
+            {
               id: imageId,
               uploader_id: actor.userId,
               patient_id: patient?.id ?? null,
@@ -372,39 +384,31 @@ export function createImagesService(deps: Deps) {
               enc_format: stored.stored.format,
               thumbnail_status: wantsThumbnail(stored) ? 'pending' : 'none',
               ...(stored.dicomColumns ?? {}),
-            });
-            if (patient && hashed) {
-              await r.insertShare({
-                id: shareId,
-                image_id: imageId,
-                created_by: actor.userId,
-                created_for: patient.id,
-                code_hash: hashed,
-                expires_at: null,
-                is_patient_share: true,
-              });
-            }
-            // In the same transaction: the row and its audit entries commit together, in one commit.
-            await audit.recordInTransaction(trx, {
-              userId: actor.userId,
-              action: 'image.upload',
-              table: 'images',
-              recordId: imageId,
-              ip,
-              reason: `type=${stored.type} bytes=${stored.size}`,
-            });
-            if (patient && hashed) {
-              await audit.recordInTransaction(trx, {
+            },
+            share,
+            audit.inStatement([
+              {
                 userId: actor.userId,
-                action: 'share.create',
-                table: 'shares',
-                recordId: shareId,
+                action: 'image.upload',
+                table: 'images',
+                recordId: imageId,
                 ip,
-                reason: `image=${imageId} patient share`,
-              });
-            }
-            return inserted;
-          });
+                reason: `type=${stored.type} bytes=${stored.size}`,
+              },
+              ...(share
+                ? [
+                    {
+                      userId: actor.userId,
+                      action: 'share.create',
+                      table: 'shares',
+                      recordId: shareId,
+                      ip,
+                      reason: `image=${imageId} patient share`,
+                    },
+                  ]
+                : []),
+            ]),
+          );
           committed = true;
           if (wantsThumbnail(stored)) thumbnails.enqueue(imageId);
           if (patient) {
