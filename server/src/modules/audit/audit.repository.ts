@@ -47,8 +47,20 @@ function auditWhere(f: AuditListFilter): Expression<SqlBool>[] {
   return where;
 }
 
-/** Audit rows written by another module's statement: `WITH <these>, <its own CTEs> <its query>`. */
-export type AuditCtes = RawBuilder<unknown>;
+/**
+ * Audit rows written by another module's statement: `WITH ${ctes}, <its own CTEs> SELECT …,
+ * ${applied} …`. `applied` must be read by the statement's query: it fails the whole statement
+ * (nothing commits) if the rows were not appended — a data-modifying CTE that inserts nothing
+ * would otherwise let the action commit unaudited.
+ */
+export interface AuditCtes {
+  ctes: RawBuilder<unknown>;
+  applied: RawBuilder<boolean>;
+}
+
+// Not a constant expression, so that the planner does not fold the failing branch ahead of time.
+const APPLIED = sql<boolean>`(SELECT CASE WHEN count(*) = 1 THEN true
+  ELSE ('audit head row is missing: ' || count(*))::int::boolean END FROM audit_moved)`;
 
 /**
  * Top-level CTEs that append `events` to the chain, in order, as part of one statement (its own
@@ -89,14 +101,13 @@ export function auditCtes(events: Omit<ChainFields, 'createdAt'>[]): AuditCtes {
     UPDATE audit_head SET last_id = (SELECT max(id) FROM audit_appended), last_hash = ${last}.hash
     FROM ${last} WHERE audit_head.id = 1
     RETURNING audit_head.id)`);
-  return sql.join(ctes, sql`, `);
+  return { ctes: sql.join(ctes, sql`, `), applied: APPLIED };
 }
 
 /** Appends in one statement (the head's lock is held across it, so it is one round trip). */
 async function appendIn(db: Db, fields: Omit<ChainFields, 'createdAt'>): Promise<void> {
-  const result = await sql<{ moved: number }>`
-    WITH ${auditCtes([fields])} SELECT count(*)::int AS moved FROM audit_moved`.execute(db);
-  if (result.rows[0]?.moved !== 1) throw new Error('audit head row is missing');
+  const { ctes, applied } = auditCtes([fields]);
+  await sql`WITH ${ctes} SELECT ${applied}`.execute(db);
 }
 
 export function createAuditRepository(db: Db) {

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pino from 'pino';
 import { testDbKind } from '../../../test/database.ts';
 import { type SignedIn, type TestApp, createTestApp, loginAdmin, newUser } from '../../../test/harness.ts';
+import { fixtures, uploadFile } from '../images/images.test-helpers.ts';
 import { createAuditRepository } from './audit.repository.ts';
 import { createAuditService } from './audit.service.ts';
 
@@ -183,7 +184,9 @@ describe('tamper detection', () => {
       Array.from({ length: 40 }, (_, i) =>
         i % 2
           ? t.app.ctx.services.audit.record(event(i))
-          : sql`WITH ${t.app.ctx.services.audit.inStatement([event(i), event(i + 100)])} SELECT 1`.execute(db()),
+          : (({ ctes, applied }) => sql`WITH ${ctes} SELECT ${applied}`.execute(db()))(
+              t.app.ctx.services.audit.inStatement([event(i), event(i + 100)]),
+            ),
       ),
     );
     expect((await ids()).length).toBe(before + 60);
@@ -312,6 +315,36 @@ describe('npm run audit:verify', () => {
     );
     expect((err as { code: number }).code).toBe(2);
     expect((err as { stderr: string }).stderr).toMatch(/no database/);
+  });
+});
+
+describe('audit head row missing', () => {
+  it('fails appends and uploads instead of committing them unaudited', async () => {
+    const t = await createTestApp();
+    try {
+      const provider = await newUser(t, 'healthProvider');
+      const db = t.app.ctx.database.db;
+      const count = async (table: 'images' | 'audit_logs') =>
+        (
+          await db
+            .selectFrom(table)
+            .select(sql<number>`count(*)::int`.as('n'))
+            .executeTakeFirstOrThrow()
+        ).n;
+      const before = { images: await count('images'), audit: await count('audit_logs') };
+      await sql`DELETE FROM audit_head`.execute(db);
+
+      await expect(t.app.ctx.services.audit.record({ userId: null, action: 'test.headless' })).rejects.toThrow(
+        /audit head row is missing/,
+      );
+      const png = fixtures().find((f) => f.type === 'image/png')!;
+      const res = await uploadFile(t, provider.token, { name: 'x.png', type: 'image/png', data: png.data });
+      expect(res.statusCode).toBe(500);
+      expect(JSON.stringify(res.json())).not.toMatch(/audit head/);
+      expect({ images: await count('images'), audit: await count('audit_logs') }).toEqual(before);
+    } finally {
+      await t.close();
+    }
   });
 });
 

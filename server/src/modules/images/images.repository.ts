@@ -89,14 +89,15 @@ export function createImagesRepository(db: Db) {
       audit: AuditCtes,
     ): Promise<ImageWithPeople> => {
       const shared = share ? sql`, upload_share AS (${db.insertInto('shares').values(share)})` : sql``;
-      const { rows } = await sql<ImageWithPeople>`
-        WITH ${audit}, inserted AS (${db.insertInto('images').values(image).returningAll()})${shared}
+      const { rows } = await sql<ImageWithPeople & { audited: boolean }>`
+        WITH ${audit.ctes}, inserted AS (${db.insertInto('images').values(image).returningAll()})${shared}
         SELECT inserted.*, up.firstname AS uploader_firstname, up.lastname AS uploader_lastname,
-          pt.firstname AS patient_firstname, pt.lastname AS patient_lastname
+          pt.firstname AS patient_firstname, pt.lastname AS patient_lastname, ${audit.applied} AS audited
         FROM inserted
         JOIN users up ON up.id = inserted.uploader_id
         LEFT JOIN users pt ON pt.id = inserted.patient_id`.execute(db);
-      return rows[0]!;
+      const { audited: _, ...row } = rows[0]!;
+      return row;
     },
 
     /** A live (not deleted) image with the names of its uploader and patient. */
