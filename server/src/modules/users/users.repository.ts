@@ -1,5 +1,5 @@
 import type { RoleName } from '@medshare/contracts';
-import { type Expression, type SqlBool, sql } from 'kysely';
+import { type Expression, type RawBuilder, type SqlBool, sql } from 'kysely';
 import type { Db } from '../../db/db.ts';
 import { countUpTo } from '../../http/list-window.ts';
 import type { NewUser, UserRow, UserUpdate } from '../../db/schema.ts';
@@ -7,6 +7,10 @@ import type { NewUser, UserRow, UserUpdate } from '../../db/schema.ts';
 export type UserWithRole = UserRow & { role: RoleName };
 
 export type UserSortKey = 'name' | 'email' | 'role' | 'createdAt';
+export interface ListSort {
+  key: UserSortKey;
+  dir: 'asc' | 'desc';
+}
 
 /** Which users a list or count covers; built by the service from the viewer's permissions. */
 export interface UserListFilter {
@@ -44,9 +48,29 @@ export function prefixPattern(term: string): string {
   return term.replace(/[\\%_]/g, (c) => `\\${c}`) + '%';
 }
 
-function searchWhere(search: string): Expression<SqlBool> {
+/**
+ * The least string above every string that starts with `prefix`, in the byte order of COLLATE "C" (UTF-8: code
+ * point order); null when nothing is above them. Lone surrogates are counted as sent: U+FFFD.
+ */
+export function prefixEnd(prefix: string): string | null {
+  const chars = [...prefix.replace(/\p{Cs}/gu, '\uFFFD')];
+  while (chars.length) {
+    const last = chars.pop()!.codePointAt(0)!;
+    // U+D800–U+DFFF are no characters (UTF-8 has none): above U+D7FF comes U+E000.
+    if (last < 0x10ffff) return chars.join('') + String.fromCodePoint(last === 0xd7ff ? 0xe000 : last + 1);
+  }
+  return null;
+}
+
+const searchKeys = [fullNameC, lastNameC, emailC, usernameC];
+
+/** Rows where one of `keys` (all four by default) starts with the search. */
+function searchWhere(search: string, keys = searchKeys): Expression<SqlBool> {
   const p = prefixPattern(search);
-  return sql<SqlBool>`(${fullNameC} LIKE ${p} OR ${lastNameC} LIKE ${p} OR ${emailC} LIKE ${p} OR ${usernameC} LIKE ${p})`;
+  return sql<SqlBool>`(${sql.join(
+    keys.map((k) => sql`${k} LIKE ${p}`),
+    sql` OR `,
+  )})`;
 }
 
 function listWhere(filter: UserListFilter): Expression<SqlBool>[] {
@@ -61,23 +85,45 @@ function listWhere(filter: UserListFilter): Expression<SqlBool>[] {
   return where;
 }
 
-/** Every ordering is total (id last) and exactly reversed by flipping `dir`, so deep pages can be read from the end. */
-function orderBy(key: UserSortKey, dir: 'asc' | 'desc') {
+/** The leading key of every sort but role (a joined name): the expression of an index the list can walk. */
+const leadingKey: Record<Exclude<UserSortKey, 'role'>, RawBuilder<unknown>> = {
+  name: fullNameC,
+  email: emailC,
+  createdAt: sql`users.created_at`,
+};
+
+/**
+ * Every ordering is total (id last) and exactly reversed by flipping `dir`, so deep pages can be read from the end.
+ * `lead` stands for the leading key (a walked page orders by its copy in a column, see walkedPage).
+ */
+function orderBy(key: UserSortKey, dir: 'asc' | 'desc', lead?: Expression<unknown>) {
   const d = sql.raw(dir === 'asc' ? 'ASC' : 'DESC');
   // Tie-breakers follow the index direction (users_created_idx is created_at DESC, id ASC).
   const newestFirst =
     dir === 'asc' ? sql`users.created_at DESC, users.id ASC` : sql`users.created_at ASC, users.id DESC`;
   switch (key) {
     case 'name':
-      return sql`${fullNameC} ${d}, users.id ${d}`;
+      return sql`${lead ?? leadingKey.name} ${d}, users.id ${d}`;
     case 'email':
-      return sql`${emailC} ${d}, users.id ${d}`;
+      return sql`${lead ?? leadingKey.email} ${d}, users.id ${d}`;
     case 'role':
       return sql`roles.name ${d}, ${newestFirst}`;
     case 'createdAt':
-      return dir === 'asc' ? sql`users.created_at ASC, users.id DESC` : sql`users.created_at DESC, users.id ASC`;
+      return sql`${lead ?? leadingKey.createdAt} ${d}, users.id ${sql.raw(dir === 'asc' ? 'DESC' : 'ASC')}`;
   }
 }
+
+const listColumns = [
+  'users.id',
+  'users.firstname',
+  'users.lastname',
+  'users.username',
+  'users.email',
+  'users.gender',
+  'users.active',
+  'users.approved_at',
+  'users.created_at',
+] as const;
 
 export function createUsersRepository(db: Db) {
   const withRole = () =>
@@ -98,6 +144,120 @@ export function createUsersRepository(db: Db) {
     return (filter.search ? q.where('deleted_at', 'is', null).where(searchWhere(filter.search)).offset(0) : q).as(
       'users',
     );
+  };
+
+  /** One page of the users table; a search's matches are found first and sorted (see source). */
+  const list = (filter: UserListFilter, sort: ListSort, offset: number, limit: number): Promise<UserListRow[]> =>
+    db
+      .selectFrom(source(filter))
+      .innerJoin('roles', 'roles.id', 'users.role_id')
+      .select(listColumns)
+      .select(sql<RoleName>`roles.name`.as('role'))
+      .where((eb) => eb.and(listWhere(filter)))
+      .orderBy(orderBy(sort.key, sort.dir))
+      .offset(offset)
+      .limit(limit)
+      .execute();
+
+  /**
+   * The same page as `list`, from the first `walkRows` rows of the sort order only (a walk of the sort's index)
+   * and the matches among them: exact, since the rows walked are the first of the sort order, so their matches
+   * are the first matches. Null when they hold fewer matches than the page needs, without a search, and for the
+   * role sort (by a joined name: no index to walk). Dense matches fill a page long before all could be sorted.
+   */
+  const walkedPage = async (
+    filter: UserListFilter,
+    sort: ListSort,
+    offset: number,
+    limit: number,
+    walkRows: number,
+  ): Promise<UserListRow[] | null> => {
+    const { search } = filter;
+    if (!search || sort.key === 'role') return null;
+    // The key as a column: the outer ORDER BY by it keeps the walk's order (no sort) and stops the walk early.
+    const walked = db
+      .selectFrom('users')
+      .selectAll()
+      .select(leadingKey[sort.key].as('sort_key'))
+      .where((eb) => eb.and(listWhere(filter)))
+      .orderBy(orderBy(sort.key, sort.dir))
+      .limit(walkRows)
+      .as('users');
+    const rows = await db
+      .selectFrom(walked)
+      .innerJoin('roles', 'roles.id', 'users.role_id')
+      .select(listColumns)
+      .select(sql<RoleName>`roles.name`.as('role'))
+      .where(searchWhere(search))
+      .orderBy(orderBy(sort.key, sort.dir, sql.ref('users.sort_key')))
+      .offset(offset)
+      .limit(limit)
+      .execute();
+    return rows.length === limit ? rows : null;
+  };
+
+  /**
+   * The same page as `list` for the name and e-mail sorts, where the search's matches on the sort key itself
+   * (a name search under the name sort) are one range of the sort's index: read from the range's start, only
+   * as many as the page needs, since no later one can be on the page. The other matches are found and sorted
+   * as in `list`: cheap when few (else the walk answers). Null for the other sorts.
+   */
+  const splitPage = async (
+    filter: UserListFilter,
+    sort: ListSort,
+    offset: number,
+    limit: number,
+  ): Promise<UserListRow[] | null> => {
+    const { search } = filter;
+    if (!search || (sort.key !== 'name' && sort.key !== 'email')) return null;
+    const key = leadingKey[sort.key];
+    const p = prefixPattern(search);
+    // Bounded on one side only, so that the planner walks the index from there (the LIKE range of a deep
+    // page it fetched whole and sorted: 300 ms for 10^5 matches).
+    const end = sort.dir === 'desc' ? prefixEnd(search) : null;
+    const fromRangeStart =
+      sort.dir === 'asc'
+        ? sql<SqlBool>`${key} >= ${search}`
+        : end === null
+          ? sql<SqlBool>`true`
+          : sql<SqlBool>`${key} < ${end}`;
+    const walked = db
+      .selectFrom('users')
+      .selectAll()
+      .select(key.as('sort_key'))
+      .where((eb) => eb.and([...listWhere(filter), fromRangeStart]))
+      .orderBy(orderBy(sort.key, sort.dir))
+      .limit(offset + limit)
+      .as('users');
+    const inRange = db
+      .selectFrom(walked)
+      .selectAll()
+      .where(sql<SqlBool>`users.sort_key LIKE ${p}`);
+    // OFFSET 0 as in source: the planner finds these first rather than walking the index for them.
+    const others = db
+      .selectFrom('users')
+      .selectAll()
+      .select(key.as('sort_key'))
+      .where((eb) =>
+        eb.and([
+          ...listWhere(filter),
+          searchWhere(
+            search,
+            searchKeys.filter((k) => k !== key),
+          ),
+          sql<SqlBool>`NOT ${key} LIKE ${p}`,
+        ]),
+      )
+      .offset(0);
+    return db
+      .selectFrom(inRange.unionAll(others).as('users'))
+      .innerJoin('roles', 'roles.id', 'users.role_id')
+      .select(listColumns)
+      .select(sql<RoleName>`roles.name`.as('role'))
+      .orderBy(orderBy(sort.key, sort.dir, sql.ref('users.sort_key')))
+      .offset(offset)
+      .limit(limit)
+      .execute();
   };
 
   return {
@@ -133,34 +293,26 @@ export function createUsersRepository(db: Db) {
       return row.id;
     },
 
-    /** One page of the users table. */
-    list(
+    list,
+    walkedPage,
+    splitPage,
+
+    /**
+     * One page of a search known to match more than `walkRows` rows (the list window): the same page as `list`,
+     * without finding and sorting every match when it can. The walk answers when the matches are spread over
+     * the sort order (a name search under the date sort), the split when they gather in one range of it (under
+     * the name sort). A walk in vain costs about what sorting the fewest such matches (`walkRows`) would.
+     */
+    listDense: async (
       filter: UserListFilter,
-      sort: { key: UserSortKey; dir: 'asc' | 'desc' },
+      sort: ListSort,
       offset: number,
       limit: number,
-    ): Promise<UserListRow[]> {
-      return db
-        .selectFrom(source(filter))
-        .innerJoin('roles', 'roles.id', 'users.role_id')
-        .select([
-          'users.id',
-          'users.firstname',
-          'users.lastname',
-          'users.username',
-          'users.email',
-          'users.gender',
-          'users.active',
-          'users.approved_at',
-          'users.created_at',
-        ])
-        .select(sql<RoleName>`roles.name`.as('role'))
-        .where((eb) => eb.and(listWhere(filter)))
-        .orderBy(orderBy(sort.key, sort.dir))
-        .offset(offset)
-        .limit(limit)
-        .execute();
-    },
+      walkRows: number,
+    ): Promise<UserListRow[]> =>
+      (await walkedPage(filter, sort, offset, limit, walkRows)) ??
+      (await splitPage(filter, sort, offset, limit)) ??
+      (await list(filter, sort, offset, limit)),
 
     async count(filter: UserListFilter): Promise<number> {
       const row = await db

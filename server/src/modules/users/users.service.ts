@@ -271,17 +271,18 @@ export function createUsersService(deps: Deps) {
       const cap = listWindow + 1;
       let rows: Awaited<ReturnType<typeof users.list>>;
       let counted: number;
-      if (offset < deepOffset) {
+      if (offset < deepOffset && !filter.search) {
         [rows, counted] = await Promise.all([users.list(filter, sort, offset, q.limit), users.countUpTo(filter, cap)]);
       } else {
         // Deep pages in the back half are read from the end in reverse order: the worst offset is
         // then half the table, and the last page is as cheap as the first. Only when the count is
         // exact: past the window the end of the table is unknown, and the offset is bounded anyway.
+        // A search is counted first too: the list is planned by how many rows match.
         counted = await users.countUpTo(filter, cap);
         const exact = counted <= listWindow;
         const take = exact ? Math.max(0, Math.min(q.limit, counted - offset)) : q.limit;
         if (take === 0) rows = [];
-        else if (exact && offset > counted / 2)
+        else if (exact && offset >= deepOffset && offset > counted / 2)
           rows = (
             await users.list(
               filter,
@@ -290,6 +291,9 @@ export function createUsersService(deps: Deps) {
               take,
             )
           ).reverse();
+        // Sorting the matches of a search that matches more than the window costs every match (10^5
+        // of 10^6 users: 200 ms); listDense finds most pages of such dense matches without sorting.
+        else if (!exact && filter.search) rows = await users.listDense(filter, sort, offset, take, listWindow);
         else rows = await users.list(filter, sort, offset, take);
       }
       return {

@@ -12,6 +12,7 @@ import {
 } from '../../../test/harness.ts';
 import { codeIn } from '../../../test/smtp.ts';
 import { createPasswordHasher } from '../../crypto/passwords.ts';
+import { type UserListFilter, createUsersRepository, prefixEnd } from './users.repository.ts';
 import { type UserDeletedEvent, createUsersService } from './users.service.ts';
 
 let t: TestApp;
@@ -534,6 +535,136 @@ describe('GET /api/users (dashboard table)', () => {
       errors: [{ field: 'page', message: 'Must not go past row 10000' }],
     });
     expect((await req('GET', '/api/users?page=2000&limit=5', admin.token)).statusCode).toBe(200);
+  });
+
+  describe('a search matching more than the window', () => {
+    let tag: string;
+    const sorts = ['name', 'email', 'role', 'createdAt'] as const;
+    const dirs = ['asc', 'desc'] as const;
+
+    /**
+     * Users the search for `tag` matches, four by each of full name, last name and e-mail with username,
+     * with users it does not match among them in every sort order (the four newest match). Written to
+     * the database directly: only the list reads them.
+     */
+    beforeAll(async () => {
+      const db = t.app.ctx.database.db;
+      const users = createUsersRepository(db);
+      const roleIds = [await users.roleId('patient'), await users.roleId('healthProvider')];
+      tag = uniqueName('wk');
+      const now = Date.now();
+      // Two alike (18): ties are broken by id.
+      const minutesAhead = [30, 29, 28, 27, 20, 18, 18, 14, 12, 10, 8, 6];
+      const matching = minutesAhead.map((minutes, i) => {
+        const mailbox = i % 3 === 2 ? `${tag}.e${i}` : `m${i}.${tag}`;
+        const name = [
+          { firstname: `${tag}${i}`, lastname: 'Ortiz' },
+          { firstname: 'Nia', lastname: `${tag}Lee${i}` },
+          { firstname: 'Omar', lastname: `Diaz${i}` },
+        ][i % 3]!;
+        return { ...name, mailbox, minutes, role_id: roleIds[i % 2]! };
+      });
+      const others = ['Aaron', 'Bea', 'Ilse', 'Kofi', 'Lena', 'Sami', 'Yuki', 'Zora'].map((firstname, j) => ({
+        firstname,
+        lastname: `Fill${j}`,
+        mailbox: `${firstname.toLowerCase()}.${tag}`,
+        minutes: 19 - 2 * j,
+        role_id: roleIds[j % 2]!,
+      }));
+      await db
+        .insertInto('users')
+        .values(
+          [...matching, ...others].map(({ mailbox, minutes, ...u }) => ({
+            ...u,
+            email: `${mailbox}@example.org`,
+            username: mailbox.replace('.', '_'),
+            password_hash: '!test',
+            active: true,
+            email_verified_at: new Date(),
+            approved_at: new Date(),
+            created_at: new Date(now + minutes * 60_000),
+          })),
+        )
+        .execute();
+    });
+
+    it('walks the sort order or reads the range of the sort key to exactly the page that sorting every match gives', async () => {
+      const users = createUsersRepository(t.app.ctx.database.db);
+      const patients = [await users.roleId('patient')];
+      const filters: UserListFilter[] = [
+        { roleIds: null, usableOnly: false, pendingOnly: false, search: tag },
+        { roleIds: patients, usableOnly: true, pendingOnly: false, search: tag },
+      ];
+      for (const filter of filters)
+        for (const key of sorts)
+          for (const dir of dirs) {
+            const sort = { key, dir };
+            const what = `${key} ${dir}${filter.roleIds ? ', patients' : ''}`;
+            const order = (await users.list({ ...filter, search: null }, sort, 0, 1000)).map((r) => r.id);
+            const matches = await users.list(filter, sort, 0, 1000);
+            expect(matches.length, what).toBeGreaterThan(4);
+            // Matches come in the order of the whole list: why the first rows of it hold the first matches.
+            const matchIds = new Set(matches.map((m) => m.id));
+            expect(
+              matches.map((m) => m.id),
+              what,
+            ).toEqual(order.filter((id) => matchIds.has(id)));
+            for (const offset of [0, matches.length - 2]) {
+              const page = matches.slice(offset, offset + 2);
+              // A walk reaching the page's last match answers it; one row short, it cannot.
+              const reach = order.indexOf(page[1]!.id) + 1;
+              if (key === 'role') expect(await users.walkedPage(filter, sort, offset, 2, order.length)).toBeNull();
+              else {
+                expect(await users.walkedPage(filter, sort, offset, 2, reach), `${what} @${offset}`).toEqual(page);
+                expect(await users.walkedPage(filter, sort, offset, 2, reach - 1), `${what} @${offset}`).toBeNull();
+              }
+              const split = await users.splitPage(filter, sort, offset, 2);
+              expect(split, `${what} @${offset}`).toEqual(key === 'name' || key === 'email' ? page : null);
+              expect(await users.listDense(filter, sort, offset, 2, 4), `${what} @${offset}`).toEqual(page);
+            }
+          }
+    });
+
+    it('pages every sort exactly as below the window, first and last page, capped', async () => {
+      const ctx = t.app.ctx;
+      const windowed = createUsersService({
+        db: ctx.database.db,
+        audit: ctx.services.audit,
+        mailer: ctx.mailer,
+        hasher: createPasswordHasher(t.config.argon2),
+        settings: ctx.services.settings,
+        publicUrl: 'http://x',
+        revokeSessions: async () => undefined,
+        listWindow: 4,
+      });
+      const actor = await ctx.services.auth.authenticate(admin.token, null);
+      for (const sort of sorts)
+        for (const order of dirs) {
+          // The real window: 12 matches are counted exactly and sorted.
+          const all = (await req('GET', `/api/users?limit=100&search=${tag}&sort=${sort}&order=${order}`, admin.token))
+            .json()
+            .data.map((r: { id: string }) => r.id);
+          expect(all, `${sort} ${order}`).toHaveLength(12);
+          for (const page of [1, 2]) {
+            const { items, pagination } = await windowed.listUsers(actor, { page, limit: 2, sort, order, search: tag });
+            expect(
+              items.map((i) => i.id),
+              `${sort} ${order} page ${page}`,
+            ).toEqual(all.slice((page - 1) * 2, page * 2));
+            expect(pagination).toMatchObject({ totalItems: 4, totalItemsCapped: true });
+          }
+        }
+    });
+  });
+
+  it('bounds a prefix range by the least string above it, in code point order', () => {
+    expect(prefixEnd('ayesha kh')).toBe('ayesha ki');
+    expect(prefixEnd('a\u{10FFFF}')).toBe('b');
+    expect(prefixEnd('\u{10FFFF}\u{10FFFF}')).toBeNull();
+    expect(prefixEnd('a\uD7FF')).toBe('a\uE000');
+    expect(prefixEnd('a\u{1F600}')).toBe('a\u{1F601}');
+    // A lone surrogate reaches the database as U+FFFD.
+    expect(prefixEnd('a\uD800')).toBe('a\uFFFE');
   });
 
   it('refuses bad paging and sorting input with 400', async () => {
