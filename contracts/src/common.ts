@@ -27,6 +27,13 @@ export type ErrorResponse = z.infer<typeof ErrorResponseSchema>;
  */
 export const LIST_MAX_WINDOW = 10_000;
 
+/**
+ * A search's window is smaller: a broad term ('a') can match 10^5 of 10^6 users, and counting
+ * even the first 10 000 of them costs every request 15–20 ms; past 1 000 matches the answer is
+ * "refine the search", not page 201.
+ */
+export const SEARCH_MAX_WINDOW = 1_000;
+
 export const PaginationSchema = z.object({
   currentPage: z.number().int(),
   pageSize: z.number().int(),
@@ -38,7 +45,7 @@ export const PaginationSchema = z.object({
     .boolean()
     .optional()
     .describe(
-      `Only on windowed lists: true when more than ${LIST_MAX_WINDOW} rows match; totalItems is then ${LIST_MAX_WINDOW} and pages past that row answer 400`,
+      `Only on windowed lists: true when more rows match than the list's window (${LIST_MAX_WINDOW}; ${SEARCH_MAX_WINDOW} for a search); totalItems is then the window and pages past it answer 400`,
     ),
 });
 export type Pagination = z.infer<typeof PaginationSchema>;

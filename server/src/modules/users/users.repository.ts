@@ -324,7 +324,24 @@ export function createUsersRepository(db: Db) {
     },
 
     /** Matching users counted up to `cap` only, for the paged table (the exact count is for the dashboard cards). */
-    countUpTo(filter: UserListFilter, cap: number): Promise<number> {
+    async countUpTo(filter: UserListFilter, cap: number): Promise<number> {
+      const { search } = filter;
+      if (search) {
+        // The search's bitmap reads every index entry of a broad term before it counts a row (10^5 of
+        // 10^6 users: 12 ms). Each key's index range is walked in order first, `cap` rows at most:
+        // one key reaching the cap settles the answer; otherwise the matches are few and the
+        // bitmap below is cheap. CASE evaluates the walks one at a time and stops at the first full one.
+        const p = prefixPattern(search);
+        const walks = searchKeys.map(
+          (key) => sql`WHEN (SELECT count(*) FROM (SELECT 1 FROM users
+            WHERE ${sql.join(listWhere(filter), sql` AND `)} AND ${key} LIKE ${p}
+            ORDER BY ${key} LIMIT ${cap}) w) >= ${cap} THEN true`,
+        );
+        const { rows } = await sql<{
+          full: boolean;
+        }>`SELECT CASE ${sql.join(walks, sql` `)} ELSE false END AS full`.execute(db);
+        if (rows[0]?.full) return cap;
+      }
       const rows = db
         .selectFrom(source(filter))
         .select(sql`1`.as('one'))

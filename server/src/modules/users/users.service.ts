@@ -3,6 +3,7 @@ import {
   type DashboardStats,
   type FieldError,
   LIST_MAX_WINDOW,
+  SEARCH_MAX_WINDOW,
   type ListUsersPagedQuery,
   type Pagination,
   type RoleName,
@@ -266,9 +267,13 @@ export function createUsersService(deps: Deps) {
       const search = q.search?.toLowerCase().replace(/\s+/g, ' ');
       if (search) filter.search = search;
       const offset = (q.page - 1) * q.limit;
-      assertInWindow(offset, 'matching users', 'search or filter by role to reach the others', listWindow);
+      const window = search ? Math.min(listWindow, SEARCH_MAX_WINDOW) : listWindow;
+      const reachOthers = search
+        ? 'refine the search to reach the others'
+        : 'search or filter by role to reach the others';
+      assertInWindow(offset, 'matching users', reachOthers, window);
       const sort = { key: q.sort, dir: q.order };
-      const cap = listWindow + 1;
+      const cap = window + 1;
       let rows: Awaited<ReturnType<typeof users.list>>;
       let counted: number;
       if (offset < deepOffset && !filter.search) {
@@ -279,7 +284,7 @@ export function createUsersService(deps: Deps) {
         // exact: past the window the end of the table is unknown, and the offset is bounded anyway.
         // A search is counted first too: the list is planned by how many rows match.
         counted = await users.countUpTo(filter, cap);
-        const exact = counted <= listWindow;
+        const exact = counted <= window;
         const take = exact ? Math.max(0, Math.min(q.limit, counted - offset)) : q.limit;
         if (take === 0) rows = [];
         else if (exact && offset >= deepOffset && offset > counted / 2)
@@ -298,7 +303,7 @@ export function createUsersService(deps: Deps) {
       }
       return {
         items: rows.map(admin ? presentAdminSummary : presentSummary),
-        pagination: windowedPagination(q.page, q.limit, counted, listWindow),
+        pagination: windowedPagination(q.page, q.limit, counted, window),
       };
     },
 

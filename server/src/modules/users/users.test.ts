@@ -537,6 +537,29 @@ describe('GET /api/users (dashboard table)', () => {
     expect((await req('GET', '/api/users?page=2000&limit=5', admin.token)).statusCode).toBe(200);
   });
 
+  it('pages a search within the smaller search window and counts it by walking each key first', async () => {
+    const past = await req('GET', '/api/users?search=a&page=201&limit=5', admin.token);
+    expect(past.statusCode).toBe(400);
+    expect(past.json()).toMatchObject({
+      message: expect.stringContaining('refine the search'),
+      errors: [{ field: 'page', message: 'Must not go past row 1000' }],
+    });
+    expect((await req('GET', '/api/users?search=a&page=200&limit=5', admin.token)).statusCode).toBe(200);
+
+    // A key whose walk reaches the cap answers it; below, the count is exact over all four keys.
+    const tag = uniqueName('walkcount');
+    await newUser(t, 'patient', { firstname: tag });
+    await newUser(t, 'patient', { firstname: tag });
+    await newUser(t, 'patient', { lastname: `${tag}x` }); // matches by last name only
+    const users = createUsersRepository(t.app.ctx.database.db);
+    const filter: UserListFilter = { roleIds: null, usableOnly: false, pendingOnly: false, search: tag };
+    expect(await users.count(filter)).toBe(3);
+    expect(await users.countUpTo(filter, 2)).toBe(2); // the full-name walk alone reaches 2
+    expect(await users.countUpTo(filter, 3)).toBe(3); // no key has 3: the union is counted
+    expect(await users.countUpTo(filter, 10)).toBe(3);
+    expect(await users.countUpTo({ ...filter, usableOnly: true, roleIds: [] }, 2)).toBe(0);
+  });
+
   describe('a search matching more than the window', () => {
     let tag: string;
     const sorts = ['name', 'email', 'role', 'createdAt'] as const;
