@@ -17,7 +17,7 @@ import type { AppContext } from '../../app-context.ts';
 import { AppError, badRequest } from '../../errors.ts';
 import { actorOf } from '../../http/auth-hooks.ts';
 import { ok, paged } from '../../http/envelope.ts';
-import type { UploadPart } from './images.service.ts';
+import { MALFORMED_UPLOAD, type UploadPart } from './images.service.ts';
 
 const errors = {
   400: ErrorResponseSchema,
@@ -28,7 +28,7 @@ const errors = {
 const bearer = [{ bearer: [] }];
 const ContentParamsSchema = z.object({ id: z.string().max(64).describe('Image id') });
 
-const MALFORMED = 'The upload is not a well-formed multipart/form-data body.';
+const MALFORMED = MALFORMED_UPLOAD;
 
 /**
  * Busboy reports a broken body (bad or missing boundary, body cut short) with plain errors: they
@@ -106,8 +106,16 @@ export function imagesRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         },
       },
       async (request, reply) => {
-        const image = await images.upload(actorOf(request), (limits) => partsOf(request, limits), request.ip);
-        return reply.status(201).send(ok(image, ImageMessages.uploaded));
+        try {
+          const image = await images.upload(actorOf(request), (limits) => partsOf(request, limits), request.ip);
+          return reply.status(201).send(ok(image, ImageMessages.uploaded));
+        } catch (err) {
+          // Refused before its body was read to the end (a malformed multipart header, a refused
+          // type): nobody reads the rest, so the connection closes after the answer instead of
+          // waiting on unread bytes while the client waits on the answer.
+          if (!request.raw.complete) reply.header('connection', 'close');
+          throw err;
+        }
       },
     );
 

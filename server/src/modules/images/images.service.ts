@@ -73,6 +73,9 @@ interface Deps {
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
+/** The answer to a multipart body that is cut short or malformed (400). */
+export const MALFORMED_UPLOAD = 'The upload is not a well-formed multipart/form-data body.';
+
 /** Lets the rest of a refused file stream through the parser so that the client gets the answer. */
 async function drain(stream: Readable): Promise<void> {
   if (stream.destroyed || stream.readableEnded) return;
@@ -233,6 +236,11 @@ export function createImagesService(deps: Deps) {
       stored = await store.put(key, inspected());
     } catch (err) {
       await drain(part.stream);
+      // The body itself broke (cut short, no closing boundary): the client's fault. The route marks
+      // such errors from the stream's 'error' event, which may not have fired yet when the store,
+      // reading the stream, fails with it first.
+      if (err === part.stream.errored && (err as { statusCode?: number }).statusCode === undefined)
+        throw badRequest(MALFORMED_UPLOAD);
       // Our own refusals (type, size) pass as they are; a store that cannot write (disk full,
       // read-only, bucket unreachable) is an outage the client may retry, not a 500.
       if (err instanceof AppError || (err as { statusCode?: number }).statusCode !== undefined) throw err;
