@@ -28,19 +28,17 @@ const errors = {
 const bearer = [{ bearer: [] }];
 const ContentParamsSchema = z.object({ id: z.string().max(64).describe('Image id') });
 
-const MALFORMED = MALFORMED_UPLOAD;
-
 /**
  * Busboy reports a broken body (bad or missing boundary, body cut short) with plain errors: they
  * are the client's fault, so they answer 400 instead of falling through to a 500.
  */
 function asClientError(err: unknown): unknown {
   if (err instanceof AppError || (err as { statusCode?: number }).statusCode) return err;
-  return badRequest(MALFORMED);
+  return badRequest(MALFORMED_UPLOAD);
 }
 
 function markClientError(err: Error & { statusCode?: number; code?: string }) {
-  if (!err.statusCode) Object.assign(err, { statusCode: 400, code: 'bad_request', message: MALFORMED });
+  if (!err.statusCode) Object.assign(err, { statusCode: 400, code: 'bad_request', message: MALFORMED_UPLOAD });
 }
 
 /** The multipart stream as neutral parts; the service decides what is acceptable. */

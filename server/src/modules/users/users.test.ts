@@ -83,6 +83,20 @@ async function auditRows(action: string, recordId: string) {
     .execute();
 }
 
+/** The users service on the test app's parts, with list bounds a test can make small. */
+function usersServiceOf(t: TestApp, bounds: { listWindow?: number; deepOffset?: number }) {
+  const ctx = t.app.ctx;
+  return createUsersService({
+    db: ctx.database.db,
+    audit: ctx.services.audit,
+    mailer: ctx.mailer,
+    hasher: createPasswordHasher(t.config.argon2),
+    settings: ctx.services.settings,
+    publicUrl: 'http://x',
+    revokeSessions: async () => undefined,
+    ...bounds,
+  });
+}
 describe('authentication of every people route', () => {
   const routes: Array<['GET' | 'PUT' | 'DELETE', string]> = [
     ['GET', '/api/users/profile'],
@@ -452,16 +466,7 @@ describe('GET /api/users (dashboard table)', () => {
 
   it('answers deep pages read from the end exactly as the same pages read from the start', async () => {
     const ctx = t.app.ctx;
-    const deep = createUsersService({
-      db: ctx.database.db,
-      audit: ctx.services.audit,
-      mailer: ctx.mailer,
-      hasher: createPasswordHasher(t.config.argon2),
-      settings: ctx.services.settings,
-      publicUrl: 'http://x',
-      revokeSessions: async () => undefined,
-      deepOffset: 0,
-    });
+    const deep = usersServiceOf(t, { deepOffset: 0 });
     const actor = await ctx.services.auth.authenticate(admin.token, null);
     for (const sort of ['name', 'email', 'role', 'createdAt'] as const) {
       for (const order of ['asc', 'desc'] as const) {
@@ -482,18 +487,7 @@ describe('GET /api/users (dashboard table)', () => {
 
   it('pages and counts only within the list window: capped flag, 400 past it, exact below it', async () => {
     const ctx = t.app.ctx;
-    const windowed = (deepOffset?: number) =>
-      createUsersService({
-        db: ctx.database.db,
-        audit: ctx.services.audit,
-        mailer: ctx.mailer,
-        hasher: createPasswordHasher(t.config.argon2),
-        settings: ctx.services.settings,
-        publicUrl: 'http://x',
-        revokeSessions: async () => undefined,
-        listWindow: 4,
-        deepOffset,
-      });
+    const windowed = (deepOffset?: number) => usersServiceOf(t, { listWindow: 4, deepOffset });
     const actor = await ctx.services.auth.authenticate(admin.token, null);
     const q = { sort: 'createdAt', order: 'desc' } as const;
     const all = (await req('GET', '/api/users?limit=100&sort=createdAt&order=desc', admin.token)).json();
@@ -650,16 +644,7 @@ describe('GET /api/users (dashboard table)', () => {
 
     it('pages every sort exactly as below the window, first and last page, capped', async () => {
       const ctx = t.app.ctx;
-      const windowed = createUsersService({
-        db: ctx.database.db,
-        audit: ctx.services.audit,
-        mailer: ctx.mailer,
-        hasher: createPasswordHasher(t.config.argon2),
-        settings: ctx.services.settings,
-        publicUrl: 'http://x',
-        revokeSessions: async () => undefined,
-        listWindow: 4,
-      });
+      const windowed = usersServiceOf(t, { listWindow: 4 });
       const actor = await ctx.services.auth.authenticate(admin.token, null);
       for (const sort of sorts)
         for (const order of dirs) {
