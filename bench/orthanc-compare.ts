@@ -37,6 +37,7 @@ import {
   runPool,
   signIn,
   startMedShare,
+  threadCpuMs,
   withPg,
 } from './support.ts';
 
@@ -50,6 +51,13 @@ const { values: args } = parseArgs({
     'orthanc-port': { type: 'string', default: '8311' },
     /** 'medshare' or 'orthanc': run one side only (profiling). */
     only: { type: 'string', default: '' },
+    /**
+     * Instances each server ingests (fresh UIDs, same mix, same concurrency) after it starts and before
+     * the clock starts, so that both are measured warm (JIT-compiled, caches and connections filled).
+     */
+    warmup: { type: 'string', default: '0' },
+    /** Ingest only: no retrieval, no waiting for deferred thumbnails (profiling). */
+    'ingest-only': { type: 'boolean', default: false },
   },
 });
 const INSTANCES = Number(args.instances);
@@ -58,6 +66,7 @@ const ROUNDS = Number(args.rounds);
 const MS_PORT = Number(args['medshare-port']);
 const OR_PORT = Number(args['orthanc-port']);
 const ORTHANC_PG = args.index === 'postgres';
+const WARMUP = Number(args.warmup);
 
 // ---------------------------------------------------------------- the ingest set
 
@@ -123,8 +132,8 @@ function freshCopy(t: Template): Buffer {
 
 const templates = sources.map(templateOf);
 
-function ingestSet(): Array<{ name: string; data: Buffer }> {
-  return Array.from({ length: INSTANCES }, (_, i) => {
+function ingestSet(size = INSTANCES): Array<{ name: string; data: Buffer }> {
+  return Array.from({ length: size }, (_, i) => {
     const t = templates[i % templates.length]!;
     return { name: t.name, data: freshCopy(t) };
   });
@@ -198,6 +207,8 @@ interface Phase {
   bytes: number;
   seconds: number;
   cpuMs: number;
+  /** CPU by thread kind over the phase (threads that ended during it are not counted). */
+  threads: Record<string, number>;
 }
 interface Round {
   ingest: Phase;
@@ -208,13 +219,28 @@ interface Round {
   refused: Record<string, number>;
 }
 
+const SKIPPED: Phase = { files: 0, bytes: 0, seconds: NaN, cpuMs: NaN, threads: {} };
+
 async function phase(pid: number, files: number, bytes: () => number, run: () => Promise<void>): Promise<Phase> {
   const c0 = cpuMs(pid);
+  const th0 = threadCpuMs(pid);
   const t0 = performance.now();
   await run();
   const seconds = (performance.now() - t0) / 1000;
-  return { files, bytes: bytes(), seconds, cpuMs: cpuMs(pid) - c0 };
+  const threads = threadCpuMs(pid);
+  for (const k of Object.keys(threads)) threads[k]! -= th0[k] ?? 0;
+  return { files, bytes: bytes(), seconds, cpuMs: cpuMs(pid) - c0, threads };
 }
+
+const bodiesOf = (set: Array<{ name: string; data: Buffer }>) =>
+  Promise.all(
+    set.map((f) =>
+      multipart([
+        ['caption', f.name],
+        ['file', { name: f.name, type: 'application/dicom', data: f.data }],
+      ]),
+    ),
+  );
 
 async function medshareRound(set: Array<{ name: string; data: Buffer }>, round: number): Promise<Round> {
   const ms = await startMedShare({ port: MS_PORT, database: `h6_ms_orthanc_${round}` });
@@ -222,14 +248,20 @@ async function medshareRound(set: Array<{ name: string; data: Buffer }>, round: 
     const token = await signIn(ms, ADMIN.email, ADMIN.password);
     const auth = { authorization: `Bearer ${token}` };
     // Bodies are built before the clock starts, as Orthanc's are plain file bytes.
-    const bodies = await Promise.all(
-      set.map((f) =>
-        multipart([
-          ['caption', f.name],
-          ['file', { name: f.name, type: 'application/dicom', data: f.data }],
-        ]),
-      ),
-    );
+    const bodies = await bodiesOf(set);
+    const upload = async (body: { body: Buffer; contentType: string }) =>
+      request(MS_PORT, 'POST', '/api/upload/image', body.body, { ...auth, 'content-type': body.contentType });
+    const warm = await bodiesOf(ingestSet(WARMUP));
+    await runPool(warm.length, CONCURRENCY, async (i) => {
+      const res = await upload(warm[i]!);
+      if (res.status !== 201) throw new Error(`MedShare warm-up upload: ${res.status}`);
+    });
+    const pending = () =>
+      withPg(ms.databaseUrl, async (c) =>
+        Number((await c.query(`SELECT count(*) AS n FROM images WHERE thumbnail_status = 'pending'`)).rows[0].n),
+      );
+    // The warm-up's thumbnails are made before the clock starts.
+    while ((await pending()) > 0) await new Promise((r) => setTimeout(r, 100));
     const ids: string[] = new Array(set.length);
     const refused: Record<string, number> = {};
     const pid = ms.child.pid!;
@@ -239,11 +271,7 @@ async function medshareRound(set: Array<{ name: string; data: Buffer }>, round: 
       () => set.reduce((s, f) => s + f.data.length, 0),
       () =>
         runPool(set.length, CONCURRENCY, async (i) => {
-          const b = bodies[i]!;
-          const res = await request(MS_PORT, 'POST', '/api/upload/image', b.body, {
-            ...auth,
-            'content-type': b.contentType,
-          });
+          const res = await upload(bodies[i]!);
           if (res.status !== 201) {
             const key = `${set[i]!.name}: ${res.status}`;
             refused[key] = (refused[key] ?? 0) + 1;
@@ -252,11 +280,8 @@ async function medshareRound(set: Array<{ name: string; data: Buffer }>, round: 
           ids[i] = jsonOf<{ data: { id: string } }>(res).data.id;
         }),
     );
+    if (args['ingest-only']) return { ingest, retrieve: SKIPPED, rssMb: peakRssMb(pid), refused };
     // Thumbnails yield to uploads in flight; let the backlog finish so that it is not billed to retrieval.
-    const pending = () =>
-      withPg(ms.databaseUrl, async (c) =>
-        Number((await c.query(`SELECT count(*) AS n FROM images WHERE thumbnail_status = 'pending'`)).rows[0].n),
-      );
     const backlog = await pending();
     const thumbnails = await phase(
       pid,
@@ -289,6 +314,13 @@ async function orthancRound(set: Array<{ name: string; data: Buffer }>): Promise
   const or = await startOrthanc();
   try {
     const pid = or.child.pid!;
+    const upload = (data: Buffer) =>
+      request(OR_PORT, 'POST', '/instances', data, { 'content-type': 'application/dicom' });
+    const warm = ingestSet(WARMUP);
+    await runPool(warm.length, CONCURRENCY, async (i) => {
+      const res = await upload(warm[i]!.data);
+      if (res.status !== 200) throw new Error(`Orthanc warm-up upload: ${res.status}`);
+    });
     const ids: string[] = new Array(set.length);
     const refused: Record<string, number> = {};
     const ingest = await phase(
@@ -297,9 +329,7 @@ async function orthancRound(set: Array<{ name: string; data: Buffer }>): Promise
       () => set.reduce((s, f) => s + f.data.length, 0),
       () =>
         runPool(set.length, CONCURRENCY, async (i) => {
-          const res = await request(OR_PORT, 'POST', '/instances', set[i]!.data, {
-            'content-type': 'application/dicom',
-          });
+          const res = await upload(set[i]!.data);
           const answer = res.status === 200 ? jsonOf<{ ID: string; Status: string }>(res) : null;
           if (!answer || answer.Status !== 'Success') {
             const key = `${set[i]!.name}: ${res.status} ${answer?.Status ?? ''}`;
@@ -309,6 +339,7 @@ async function orthancRound(set: Array<{ name: string; data: Buffer }>): Promise
           ids[i] = answer.ID;
         }),
     );
+    if (args['ingest-only']) return { ingest, retrieve: SKIPPED, rssMb: peakRssMb(pid), refused };
     let got = 0;
     const ok = ids.filter(Boolean);
     const retrieve = await phase(
@@ -341,7 +372,11 @@ function line(who: string, r: Round) {
       ? `deferred thumbnails ${r.thumbnails.files} in ${fmt(r.thumbnails.seconds, 1)} s (cpu ${fmt(r.thumbnails.cpuMs / Math.max(1, r.thumbnails.files), 1)} ms each) | `
       : '') +
     `peak RSS ${fmt(r.rssMb, 0)} MiB` +
-    (Object.keys(r.refused).length ? ` | refused ${JSON.stringify(r.refused)}` : '')
+    (Object.keys(r.refused).length ? ` | refused ${JSON.stringify(r.refused)}` : '') +
+    `\n          ingest cpu by thread (ms/file): ${Object.entries(r.ingest.threads)
+      .sort(([, a], [, b]) => b - a)
+      .map(([k, v]) => `${k} ${fmt(v / r.ingest.files, 2)}`)
+      .join(', ')}`
   );
 }
 

@@ -105,6 +105,33 @@ export function cpuMs(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
+/**
+ * CPU time of a process by thread kind, in ms: Node's main thread, V8's helper threads (concurrent
+ * and parallel GC), libuv's thread pool (file system calls), worker threads, and the rest.
+ */
+export function threadCpuMs(pid: number): Record<string, number> {
+  const kinds: Record<string, string> = {
+    MainThread: 'main',
+    V8Worker: 'v8 helpers (gc)',
+    'libuv-worker': 'thread pool',
+    WorkerThread: 'workers',
+  };
+  const out: Record<string, number> = {};
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+    } catch {
+      continue; // the thread ended meanwhile
+    }
+    const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const kind = kinds[name] ?? 'other';
+    out[kind] = (out[kind] ?? 0) + (Number(fields[11]) + Number(fields[12])) * 10;
+  }
+  return out;
+}
+
 /** Peak resident set (VmHWM) of a process, in MiB. */
 export function peakRssMb(pid: number): number {
   const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
@@ -143,7 +170,9 @@ export async function startMedShare(opts: {
 }): Promise<MedShare> {
   const databaseUrl = await freshDatabase(opts.database);
   const dataDir = mkdtempSync(join(tmpdir(), 'h6-medshare-'));
-  const child = spawn(process.execPath, [join(ROOT, 'server/src/main.ts')], {
+  // BENCH_SERVER_NODE_ARGS: V8 flags NODE_OPTIONS refuses (e.g. '--trace-gc'); the server's stdout is then shown.
+  const nodeArgs = process.env.BENCH_SERVER_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
+  const child = spawn(process.execPath, [...nodeArgs, join(ROOT, 'server/src/main.ts')], {
     env: {
       PATH: process.env.PATH,
       DATA_DIR: dataDir,
@@ -160,7 +189,7 @@ export async function startMedShare(opts: {
       ...(process.env.BENCH_SERVER_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_SERVER_NODE_OPTIONS } : {}),
       ...opts.env,
     },
-    stdio: ['ignore', opts.quiet === false ? 'inherit' : 'ignore', 'inherit'],
+    stdio: ['ignore', opts.quiet === false || nodeArgs.length ? 'inherit' : 'ignore', 'inherit'],
   });
   let exited = false;
   child.once('exit', () => (exited = true));
