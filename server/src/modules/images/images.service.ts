@@ -199,8 +199,10 @@ export function createImagesService(deps: Deps) {
     const hash = createHash('sha256');
     let size = 0;
     let type: ImageContentType | null = null;
-    // DICOM is parsed whole after it is stored (at most max_upload_mb), so its bytes are kept.
+    // DICOM is parsed whole (at most max_upload_mb) once its last byte is in, so its bytes are kept.
     const kept: Buffer[] = [];
+    // Set by the stream's end; a closure's assignment, so held in an object the compiler does not narrow.
+    const dicomCheck: { pending: Promise<DicomColumns> | null } = { pending: null };
     const decide = (head: Buffer) => {
       const detected = detectType(head);
       if (!detected || !declarationMatches(detected, part.mimetype, part.filename))
@@ -230,7 +232,20 @@ export function createImagesService(deps: Deps) {
         if (type === 'application/dicom') kept.push(head);
         yield head;
       }
+      // Every byte is in: the DICOM check runs in the worker while the blob is made durable.
+      if (type === 'application/dicom' && deps.dicom) dicomCheck.pending = inspect(deps.dicom);
     }
+    /** Moves the kept bytes (one fresh buffer, not a pool slice) to the DICOM worker for the upload check. */
+    const inspect = (dicom: NonNullable<Deps['dicom']>) => {
+      const whole = Buffer.allocUnsafeSlow(size);
+      let at = 0;
+      for (const piece of kept) at += piece.copy(whole, at);
+      kept.length = 0;
+      const check =
+        at === size ? dicom.inspectUpload(whole) : Promise.reject(new Error(`kept ${at} of ${size} DICOM bytes`));
+      check.catch(() => undefined); // awaited once the blob is stored; never unhandled if the store fails first
+      return check;
+    };
     let stored: StoredObject;
     try {
       stored = await store.put(key, inspected());
@@ -252,14 +267,9 @@ export function createImagesService(deps: Deps) {
     }
     const detected = type as unknown as ImageContentType;
     let dicomColumns: DicomColumns | null = null;
-    if (detected === 'application/dicom' && deps.dicom) {
+    if (dicomCheck.pending) {
       try {
-        // A fresh buffer of its own (not a pool slice): moved to the worker without another copy.
-        const whole = Buffer.allocUnsafeSlow(size);
-        let at = 0;
-        for (const piece of kept) at += piece.copy(whole, at);
-        if (at !== size) throw new Error(`kept ${at} of ${size} DICOM bytes`);
-        dicomColumns = await deps.dicom.inspectUpload(whole);
+        dicomColumns = await dicomCheck.pending;
       } catch (err) {
         await store.storage.delete(key).catch(() => undefined);
         throw err;
