@@ -14,7 +14,11 @@
 #    Each: /api/health, /api/ready, the SPA at /, sign-in as the generated first admin with the
 #    mailed code (an SMTP sink container shares the app's network namespace), a DICOM upload read
 #    back byte-identical, its thumbnail, the HEALTHCHECK, uid 10001, RSS, then `podman stop`
-#    (exit code and the shutdown log lines).
+#    (exit code and the shutdown log lines), `podman start` again on the same data, and the backup
+#    CLI (one-off container on the stopped PGlite volume; `podman exec` beside the live server on
+#    PostgreSQL, with audit-verify and checks that Redis holds the app's counters and subscription).
+# Needs: root, Debian's podman/runc/debootstrap (installed if missing), `npm ci` done in the repo;
+# for run B a PostgreSQL (user postgres, trust) and a Redis on 127.0.0.1. Exit 0 when all passed.
 #
 # Work files (rootfs, npm tarball, logs, mails) live in $MEDSHARE_IMAGE_WORK (default
 # /tmp/medshare-image), never in the repo. Podman's settings for this sandbox (runc instead of crun,
@@ -46,6 +50,7 @@ done
 mkdir -p "$WORK"
 REPORT="$WORK/report.txt"
 : >"$REPORT"
+: >"$WORK/checks.log"
 log() { printf '%s\n' "$*" | tee -a "$REPORT"; }
 die() { log "FAILED: $*"; exit 1; }
 FAILURES=0
@@ -271,13 +276,14 @@ fi
 elapsed() { local ms=$((($(date +%s%N) - $1) / 1000000)); printf '%d.%d' $((ms / 1000)) $((ms % 1000 / 100)); }
 # The sink joins the app's network namespace: remove it first, in its own call.
 remove_containers() {
-  podman rm -f medshare-smoke-smtp >/dev/null 2>&1 || true
-  podman rm -f medshare-smoke >/dev/null 2>&1 || true
+  podman rm -f -v medshare-smoke-smtp >/dev/null 2>&1 || true
+  podman rm -f -v medshare-smoke >/dev/null 2>&1 || true
 }
 cleanup() {
   ((KEEP)) && return
   remove_containers
   podman volume rm -f medshare-smoke-data >/dev/null 2>&1 || true
+  ((POSTGRES)) && dropdb -h 127.0.0.1 -U postgres --if-exists "$PG_DB" >/dev/null 2>&1 || true
 }
 trap cleanup EXIT
 
@@ -290,8 +296,8 @@ run_case() {
   remove_containers
   rm -rf "$mail"; mkdir -p "$mail"; cp "$WORK/smtp-sink.mjs" "$mail/.sink.mjs"
   local t0; t0=$(date +%s%N)
-  podman run -d --name medshare-smoke \
-    -e MASTER_KEY="$(openssl rand -base64 32)" -e JWT_SECRET="$(openssl rand -base64 48)" \
+  MASTER_KEY=$(openssl rand -base64 32) JWT_SECRET=$(openssl rand -base64 48)
+  podman run -d --name medshare-smoke -e MASTER_KEY="$MASTER_KEY" -e JWT_SECRET="$JWT_SECRET" \
     -e MAIL_TRANSPORT=smtp -e SMTP_URL=smtp://127.0.0.1:2525 -e ADMIN_EMAIL=admin@medshare.local \
     -e PUBLIC_URL="$url" -e PORT=8080 "$@" "$IMAGE" >/dev/null || { log "FAIL  podman run"; FAILURES=$((FAILURES + 1)); return; }
   # The SMTP sink shares the app's network namespace: the app reaches it on 127.0.0.1:2525.
@@ -335,12 +341,18 @@ run_case() {
   check "restart of the stopped container: ready again, no second first-admin" \
     sh -c "[ $again = 1 ] && [ \$(podman logs medshare-smoke 2>&1 | grep -c 'First administrator created') = 1 ]"
   podman stop -t 20 medshare-smoke >/dev/null
+  [[ -n ${AFTER_STOP:-} ]] && $AFTER_STOP
   cp /dev/null "$WORK/logs-$name.txt"; podman logs medshare-smoke >"$WORK/logs-$name.txt" 2>&1 || true
 }
 
 # A named volume, as in the Dockerfile's header: it starts empty and takes /data's owner (10001).
 podman volume rm -f medshare-smoke-data >/dev/null 2>&1 || true
-run_case pglite "http://127.0.0.1:$PORT" -p "127.0.0.1:$PORT:8080" -v medshare-smoke-data:/data
+pglite_backup() { # PGlite is one process's database: the backup runs in a one-off container once the server is stopped
+  check "CLI in a one-off container on the stopped PGlite volume: backup.ts --out /data/smoke-backup" \
+    podman run --rm -v medshare-smoke-data:/data -e MASTER_KEY="$MASTER_KEY" -e JWT_SECRET="$JWT_SECRET" \
+    -e MAIL_TRANSPORT=smtp -e SMTP_URL=smtp://127.0.0.1:2525 "$IMAGE" node server/src/cli/backup.ts --out /data/smoke-backup
+}
+AFTER_STOP=pglite_backup run_case pglite "http://127.0.0.1:$PORT" -p "127.0.0.1:$PORT:8080" -v medshare-smoke-data:/data
 
 if ((POSTGRES)); then
   if pg_isready -q -h 127.0.0.1 -p 5432 && redis-cli -h 127.0.0.1 ping >/dev/null 2>&1; then
