@@ -74,4 +74,5 @@ HEALTHCHECK --interval=30s --timeout=5s --start-period=60s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||8080)+'/api/health').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
 # SIGTERM (docker stop) closes the server gracefully: open requests finish, streams end.
 STOPSIGNAL SIGTERM
-CMD ["node", "server/src/main.ts"]
+# V8 flags: server/src/node-flags.ts (a test keeps this copy in step).
+CMD ["node", "--initial-old-space-size=256", "server/src/main.ts"]

@@ -11,6 +11,7 @@ import { cpus, freemem, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
+import { SERVER_NODE_FLAGS } from '../server/src/node-flags.ts';
 
 export const ROOT = fileURLToPath(new URL('../', import.meta.url));
 export const PG_BASE = process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -172,7 +173,7 @@ export async function startMedShare(opts: {
   const dataDir = mkdtempSync(join(tmpdir(), 'h6-medshare-'));
   // BENCH_SERVER_NODE_ARGS: V8 flags NODE_OPTIONS refuses (e.g. '--trace-gc'); the server's stdout is then shown.
   const nodeArgs = process.env.BENCH_SERVER_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
-  const child = spawn(process.execPath, [...nodeArgs, join(ROOT, 'server/src/main.ts')], {
+  const child = spawn(process.execPath, [...SERVER_NODE_FLAGS, ...nodeArgs, join(ROOT, 'server/src/main.ts')], {
     env: {
       PATH: process.env.PATH,
       DATA_DIR: dataDir,

@@ -31,7 +31,8 @@ export default defineConfig({
   },
   projects: [{ name: 'chromium', use: { ...devices['Desktop Chrome'], channel: undefined } }],
   webServer: {
-    command: `rm -rf ${E2E.dataDir} && node ../server/src/main.ts`,
+    // The server's V8 flags (server/src/node-flags.ts; a test keeps this copy in step).
+    command: `rm -rf ${E2E.dataDir} && node --initial-old-space-size=256 ../server/src/main.ts`,
     url: `${E2E.baseUrl}/api/ready`,
     reuseExistingServer: false,
     timeout: 120_000,

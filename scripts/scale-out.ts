@@ -21,6 +21,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import S3rver from 's3rver';
+import { SERVER_NODE_FLAGS } from '../server/src/node-flags.ts';
 
 export const ROOT = fileURLToPath(new URL('../', import.meta.url));
 /** The proxy rules a real deployment uses too (deploy/nginx.conf includes the same file). */
@@ -202,7 +203,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
       const name = `app${i + 1}`;
       const dataDir = join(dir, name);
       mkdirSync(dataDir, { mode: 0o700 });
-      const child = spawn(process.execPath, [join(ROOT, 'server/src/main.ts')], {
+      const child = spawn(process.execPath, [...SERVER_NODE_FLAGS, join(ROOT, 'server/src/main.ts')], {
         cwd: ROOT,
         env: {
           PATH: `${dirname(process.execPath)}:${process.env.PATH ?? ''}`,

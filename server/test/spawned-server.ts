@@ -3,6 +3,7 @@ import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { SERVER_NODE_FLAGS } from '../src/node-flags.ts';
 
 /** The real server as its own process (`node server/src/main.ts`), for crash tests and benchmarks. */
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -59,10 +60,14 @@ export function serverEnv(options: ServerOptions): NodeJS.ProcessEnv {
 /** Starts the server with the outbox mailer and waits until /api/health answers. */
 export async function startServer(options: ServerOptions): Promise<SpawnedServer> {
   const port = options.port ?? (await freePort());
-  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), join(ROOT, 'server/src/main.ts')], {
-    env: { ...serverEnv(options), PORT: String(port) },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [...SERVER_NODE_FLAGS, ...(options.nodeArgs ?? []), join(ROOT, 'server/src/main.ts')],
+    {
+      env: { ...serverEnv(options), PORT: String(port) },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let output = '';
   child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
   child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
