@@ -36,6 +36,7 @@ import {
   request,
   runPool,
   signIn,
+  postgresCpuMs,
   startMedShare,
   threadCpuMs,
   withPg,
@@ -224,11 +225,14 @@ const SKIPPED: Phase = { files: 0, bytes: 0, seconds: NaN, cpuMs: NaN, threads: 
 async function phase(pid: number, files: number, bytes: () => number, run: () => Promise<void>): Promise<Phase> {
   const c0 = cpuMs(pid);
   const th0 = threadCpuMs(pid);
+  const pg0 = postgresCpuMs();
   const t0 = performance.now();
   await run();
   const seconds = (performance.now() - t0) / 1000;
   const threads = threadCpuMs(pid);
   for (const k of Object.keys(threads)) threads[k]! -= th0[k] ?? 0;
+  // Not the server's own: the database both servers index into, shown beside it.
+  threads['(postgresql)'] = postgresCpuMs() - pg0;
   return { files, bytes: bytes(), seconds, cpuMs: cpuMs(pid) - c0, threads };
 }
 
@@ -373,7 +377,7 @@ function line(who: string, r: Round) {
       : '') +
     `peak RSS ${fmt(r.rssMb, 0)} MiB` +
     (Object.keys(r.refused).length ? ` | refused ${JSON.stringify(r.refused)}` : '') +
-    `\n          ingest cpu by thread (ms/file): ${Object.entries(r.ingest.threads)
+    `\n          ingest cpu by thread (ms/file; PostgreSQL's processes in brackets): ${Object.entries(r.ingest.threads)
       .sort(([, a], [, b]) => b - a)
       .map(([k, v]) => `${k} ${fmt(v / r.ingest.files, 2)}`)
       .join(', ')}`

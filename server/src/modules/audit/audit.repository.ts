@@ -104,16 +104,16 @@ export function auditCtes(events: Omit<ChainFields, 'createdAt'>[]): AuditCtes {
   return { ctes: sql.join(ctes, sql`, `), applied: APPLIED };
 }
 
-/** Appends in one statement (the head's lock is held across it, so it is one round trip). */
-async function appendIn(db: Db, fields: Omit<ChainFields, 'createdAt'>): Promise<void> {
-  const { ctes, applied } = auditCtes([fields]);
+/** Appends rows in chain order in one statement (the head's lock is held across it, so it is one round trip). */
+async function appendIn(db: Db, rows: Omit<ChainFields, 'createdAt'>[]): Promise<void> {
+  const { ctes, applied } = auditCtes(rows);
   await sql`WITH ${ctes} SELECT ${applied}`.execute(db);
 }
 
 export function createAuditRepository(db: Db) {
   return {
-    /** Appends one row (its own transaction); the head row's lock orders concurrent appends into one chain. */
-    append: (fields: Omit<ChainFields, 'createdAt'>) => appendIn(db, fields),
+    /** Appends rows (one transaction); the head row's lock orders concurrent appends into one chain. */
+    append: (rows: Omit<ChainFields, 'createdAt'>[]) => appendIn(db, rows),
 
     /** Rows in chain order, a batch at a time, for verification. */
     listAfter(afterId: number, limit: number, upToId: number = Number.MAX_SAFE_INTEGER) {

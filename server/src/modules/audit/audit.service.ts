@@ -49,6 +49,44 @@ const fieldsOf = (event: AuditEvent) => ({
   reason: event.reason ?? null,
 });
 
+/** Most rows one batched append writes (one statement: a CTE per row). */
+export const AUDIT_BATCH_MAX = 64;
+
+/**
+ * Group commit for the chain. Every append takes the head row's lock until it commits, so appends
+ * from concurrent requests (each content read is one) queue on it one commit at a time. Here, those
+ * that arrive while a statement is in flight wait for it and then go together in the next one: one
+ * lock, one commit for all of them, and each caller still returns only after its row committed. A
+ * batch that fails is retried row by row, so that one bad row fails only its own caller.
+ */
+export function batchedAppender(append: (rows: ChainRow[]) => Promise<void>, max = AUDIT_BATCH_MAX) {
+  let queue: Array<{ row: ChainRow; resolve: () => void; reject: (err: unknown) => void }> = [];
+  let inFlight = false;
+  const flush = async (): Promise<void> => {
+    inFlight = true;
+    while (queue.length) {
+      const batch = queue.slice(0, max);
+      queue = queue.slice(batch.length);
+      try {
+        await append(batch.map((b) => b.row));
+        for (const b of batch) b.resolve();
+      } catch (err) {
+        if (batch.length === 1) batch[0]!.reject(err);
+        else for (const b of batch) await append([b.row]).then(b.resolve, b.reject);
+      }
+    }
+    inFlight = false;
+  };
+  return {
+    append: (row: ChainRow) =>
+      new Promise<void>((resolve, reject) => {
+        queue.push({ row, resolve, reject });
+        if (!inFlight) void flush();
+      }),
+  };
+}
+type ChainRow = ReturnType<typeof fieldsOf>;
+
 export function createAuditService({
   repo,
   log,
@@ -58,6 +96,7 @@ export function createAuditService({
   log: Logger;
   timeZone: () => Promise<string>;
 }) {
+  const appender = batchedAppender((rows) => repo.append(rows));
   return {
     /** The audit table: newest first; offset paging within the newest AUDIT_MAX_WINDOW matching rows. */
     async listLogs(actor: Actor, q: ListAuditLogsQuery): Promise<{ items: AuditLog[]; pagination: AuditPagination }> {
@@ -113,9 +152,8 @@ export function createAuditService({
      */
     inStatement: (events: AuditEvent[]): AuditCtes => auditCtes(events.map(fieldsOf)),
 
-    async record(event: AuditEvent): Promise<void> {
-      await repo.append(fieldsOf(event));
-    },
+    /** Appends one event; resolves once it has committed (with the others of its batch, see `appendBatched`). */
+    record: (event: AuditEvent): Promise<void> => appender.append(fieldsOf(event)),
 
     /** Audit writes that must not fail the request they describe (e.g. a refused login). */
     async recordQuietly(event: AuditEvent): Promise<void> {

@@ -10,7 +10,7 @@ import { testDbKind } from '../../../test/database.ts';
 import { type SignedIn, type TestApp, createTestApp, loginAdmin, newUser } from '../../../test/harness.ts';
 import { fixtures, uploadFile } from '../images/images.test-helpers.ts';
 import { createAuditRepository } from './audit.repository.ts';
-import { createAuditService } from './audit.service.ts';
+import { batchedAppender, createAuditService } from './audit.service.ts';
 
 const CLI = fileURLToPath(new URL('../../cli/audit-verify.ts', import.meta.url));
 const run = promisify(execFile);
@@ -315,6 +315,101 @@ describe('npm run audit:verify', () => {
     );
     expect((err as { code: number }).code).toBe(2);
     expect((err as { stderr: string }).stderr).toMatch(/no database/);
+  });
+});
+
+describe('batched appends (group commit)', () => {
+  /** A stand-in statement that takes a turn of the event loop, as a database round trip does. */
+  function recorder(refuse: (reason: string | null) => boolean = () => false) {
+    const calls: string[][] = [];
+    const append = async (rows: Array<{ reason: string | null }>) => {
+      calls.push(rows.map((r) => r.reason ?? ''));
+      await new Promise((r) => setImmediate(r));
+      if (rows.some((r) => refuse(r.reason))) throw new Error('refused');
+    };
+    return { calls, append };
+  }
+  const row = (reason: string) => ({
+    userId: null,
+    actionType: 'test.batch',
+    tableName: null,
+    recordId: null,
+    ipAddress: null,
+    status: 'success' as const,
+    reason,
+  });
+
+  it('writes a lone append at once, and the appends that arrive meanwhile together next, in arrival order', async () => {
+    const { calls, append } = recorder();
+    const appender = batchedAppender(append);
+    const first = appender.append(row('a'));
+    const rest = ['b', 'c', 'd'].map((r) => appender.append(row(r)));
+    await Promise.all([first, ...rest]);
+    expect(calls).toEqual([['a'], ['b', 'c', 'd']]);
+  });
+
+  it('caps a batch at its maximum', async () => {
+    const { calls, append } = recorder();
+    const appender = batchedAppender(append, 2);
+    await Promise.all(['a', 'b', 'c', 'd', 'e'].map((r) => appender.append(row(r))));
+    expect(calls).toEqual([['a'], ['b', 'c'], ['d', 'e']]);
+  });
+
+  it('retries a failed batch row by row: only the bad row fails, the others commit', async () => {
+    const { calls, append } = recorder((reason) => reason === 'bad');
+    const appender = batchedAppender(append);
+    const first = appender.append(row('a'));
+    const results = await Promise.allSettled(['b', 'bad', 'c'].map((r) => appender.append(row(r))));
+    await first;
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect(calls).toEqual([['a'], ['b', 'bad', 'c'], ['b'], ['bad'], ['c']]);
+  });
+
+  it('resolves a caller only after the statement holding its row has finished', async () => {
+    let release!: () => void;
+    const appender = batchedAppender(() => new Promise<void>((r) => (release = r)));
+    let done = false;
+    const pending = appender.append(row('a')).then(() => (done = true));
+    await new Promise((r) => setImmediate(r));
+    expect(done).toBe(false);
+    release();
+    await pending;
+    expect(done).toBe(true);
+  });
+
+  it('keeps one verifiable chain when 100 concurrent records are batched, in fewer statements than rows', async () => {
+    const t = await createTestApp();
+    try {
+      const db = t.app.ctx.database.db;
+      const before = await db
+        .selectFrom('audit_logs')
+        .select(sql<number>`count(*)::int`.as('n'))
+        .executeTakeFirstOrThrow();
+      const audit = t.app.ctx.services.audit;
+      await Promise.all(
+        Array.from({ length: 100 }, (_, i) => audit.record({ userId: null, action: 'test.batch', reason: `r${i}` })),
+      );
+      const rows = await db
+        .selectFrom('audit_logs')
+        .select(['reason', 'created_at'])
+        .where('action_type', '=', 'test.batch')
+        .orderBy('id')
+        .execute();
+      expect(rows.map((r) => r.reason)).toEqual(Array.from({ length: 100 }, (_, i) => `r${i}`));
+      // Rows of one statement share its timestamp: fewer distinct timestamps than rows means batches.
+      expect(new Set(rows.map((r) => r.created_at.getTime())).size).toBeLessThan(100);
+      expect(
+        (
+          await db
+            .selectFrom('audit_logs')
+            .select(sql<number>`count(*)::int`.as('n'))
+            .executeTakeFirstOrThrow()
+        ).n,
+      ).toBe(before.n + 100);
+      expect(await audit.verifyChain()).toMatchObject({ ok: true, brokenAt: null });
+    } finally {
+      await t.close();
+    }
   });
 });
 
