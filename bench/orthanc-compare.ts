@@ -377,10 +377,16 @@ function line(who: string, r: Round) {
       : '') +
     `peak RSS ${fmt(r.rssMb, 0)} MiB` +
     (Object.keys(r.refused).length ? ` | refused ${JSON.stringify(r.refused)}` : '') +
-    `\n          ingest cpu by thread (ms/file; PostgreSQL's processes in brackets): ${Object.entries(r.ingest.threads)
-      .sort(([, a], [, b]) => b - a)
-      .map(([k, v]) => `${k} ${fmt(v / r.ingest.files, 2)}`)
-      .join(', ')}`
+    (['ingest', 'retrieve'] as const)
+      .filter((k) => r[k].files > 0)
+      .map(
+        (k) =>
+          `\n          ${k} cpu by thread (ms/file; PostgreSQL's processes in brackets): ${Object.entries(r[k].threads)
+            .sort(([, a], [, b]) => b - a)
+            .map(([name, v]) => `${name} ${fmt(v / r[k].files, 2)}`)
+            .join(', ')}`,
+      )
+      .join('')
   );
 }
 

@@ -89,6 +89,18 @@ describe('UploadForm validation (spec §5)', () => {
     expect(FakeXhr.last).toBeNull();
   });
 
+  it('takes the "select a file" toast away once a file is chosen', async () => {
+    const error = vi.spyOn(toast, 'error').mockReturnValue('problem-1');
+    const dismiss = vi.spyOn(toast, 'dismiss');
+    const { user, input, submit } = setup();
+    await submit();
+    expect(error).toHaveBeenCalledWith('Please select a file to upload.', expect.anything());
+    expect(dismiss).not.toHaveBeenCalled();
+    await user.upload(input, jpeg());
+    expect(dismiss).toHaveBeenCalledWith('problem-1');
+    error.mockRestore();
+  });
+
   it("refuses other types: 'Invalid file type. Allowed: .jpg, .png, .pdf, .dicom'", async () => {
     const { user, input } = setup();
     await user.upload(input, new File(['GIF89a'], 'cat.gif', { type: 'image/gif' }));

@@ -10,6 +10,7 @@ import TextField from '@mui/material/TextField';
 import Typography from '@mui/material/Typography';
 import { ImageMessages, MAX_CAPTION_LENGTH, type UserListItem } from '@medshare/contracts';
 import { useEffect, useId, useRef, useState, type DragEvent, type FormEvent } from 'react';
+import type { Id } from 'react-toastify/unstyled';
 import { toast, toastApiError } from '../../../lib/notify';
 import { uploadImage } from '../api/upload-image';
 import { usePublicSettings } from '../hooks/use-public-settings';
@@ -54,12 +55,23 @@ export function UploadForm() {
 
   useEffect(() => () => controllerRef.current?.abort(), []);
 
+  /** Toasts about what the form lacks: they go once the user fixes it, instead of lingering over the fields. */
+  const problemToasts = useRef(new Set<Id>());
+  function showProblem(reason: string) {
+    problemToasts.current.add(toast.error(reason, IMAGES_TOAST));
+  }
+  function clearProblems() {
+    for (const id of problemToasts.current) toast.dismiss(id);
+    problemToasts.current.clear();
+  }
+
   function choose(next: File | null) {
     if (!next) return;
     const reason = fileProblem(next, maxUploadMb);
     setProblem(reason);
+    clearProblems();
     if (reason) {
-      toast.error(reason, IMAGES_TOAST);
+      showProblem(reason);
       setFile(null);
       if (inputRef.current) inputRef.current.value = '';
       return;
@@ -79,8 +91,9 @@ export function UploadForm() {
     if (busy) return;
     const reason = uploadProblem(file, caption, maxUploadMb);
     setProblem(reason);
+    clearProblems();
     if (reason || !file) {
-      toast.error(reason ?? ImageMessages.noFile, IMAGES_TOAST);
+      showProblem(reason ?? ImageMessages.noFile);
       return;
     }
     const controller = new AbortController();
