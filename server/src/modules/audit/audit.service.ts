@@ -39,14 +39,20 @@ function scopeOf(actor: Actor): { actorId: string | null } {
   throw forbidden();
 }
 
+/**
+ * A lone UTF-16 surrogate would be stored as U+FFFD while the hash covered its JSON escape, and the
+ * row would then fail verification: every text is made well-formed first, so both see U+FFFD.
+ */
+const text = <T extends string | null | undefined>(v: T): T => (v ? (v.toWellFormed() as T) : v);
+
 const fieldsOf = (event: AuditEvent) => ({
   userId: event.userId,
-  actionType: event.action,
-  tableName: event.table ?? null,
-  recordId: event.recordId ?? null,
-  ipAddress: event.ip ?? null,
+  actionType: text(event.action),
+  tableName: text(event.table) ?? null,
+  recordId: text(event.recordId) ?? null,
+  ipAddress: text(event.ip) ?? null,
   status: event.status ?? ('success' as const),
-  reason: event.reason ?? null,
+  reason: text(event.reason) ?? null,
 });
 
 /** Most rows one batched append writes (one statement: a CTE per row). */

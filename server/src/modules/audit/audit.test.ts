@@ -196,6 +196,21 @@ describe('tamper detection', () => {
     expect(await t.app.ctx.services.audit.verifyChain()).toMatchObject({ ok: true, brokenAt: null });
   });
 
+  it('verifies a row whose reason held a lone UTF-16 surrogate (stored and hashed as U+FFFD)', async () => {
+    await t.app.ctx.services.audit.record({
+      userId: null,
+      action: 'test.surrogate',
+      reason: 'half \ud83e of an emoji',
+    });
+    const row = await db()
+      .selectFrom('audit_logs')
+      .select('reason')
+      .where('action_type', '=', 'test.surrogate')
+      .executeTakeFirstOrThrow();
+    expect(row.reason).toBe('half \ufffd of an emoji');
+    expect(await t.app.ctx.services.audit.verifyChain()).toMatchObject({ ok: true, brokenAt: null });
+  });
+
   it('does not mistake rows appended while it walks the chain (live servers) for tampering', async () => {
     const repo = createAuditRepository(db());
     const headBefore = await repo.getHead();
