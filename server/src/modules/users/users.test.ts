@@ -665,6 +665,74 @@ describe('GET /api/users (dashboard table)', () => {
     });
   });
 
+  it('finds every page by the deferred join exactly as sorting the full rows: each sort, direction and filter, with ties and deleted users', async () => {
+    const db = t.app.ctx.database.db;
+    const users = createUsersRepository(db);
+    const [patientRole, providerRole, adminRole] = [
+      await users.roleId('patient'),
+      await users.roleId('healthProvider'),
+      await users.roleId('admin'),
+    ];
+    const tag = uniqueName('dj');
+    const at = new Date(Date.now() - 3_600_000);
+    // Eighteen users at one instant with two names between them (ties of every sort but e-mail, which is
+    // unique): six of each role, more than a page, one of them deleted (scrubbed, as `scrub` leaves it), the
+    // others usable, deactivated or awaiting approval.
+    const states = [
+      { active: true, approved: true },
+      { active: false, approved: true },
+      { active: true, approved: false },
+    ];
+    const rows = Array.from({ length: 18 }, (_, i) => {
+      const state = states[i % 3]!;
+      const deleted = i % 6 === 5;
+      return {
+        email: deleted ? `deleted-${tag}-${i}@deleted.invalid` : `${tag}.${i}@example.org`,
+        username: `${tag}_${i}`,
+        password_hash: '!test',
+        role_id: [patientRole, providerRole, adminRole][Math.floor(i / 6)]!,
+        firstname: deleted ? 'Deleted' : ['Ana', 'Ana', 'Bo'][i % 3]!,
+        lastname: deleted ? 'user' : 'Tie',
+        active: state.active && !deleted,
+        email_verified_at: at,
+        approved_at: state.approved ? at : null,
+        deleted_at: deleted ? at : null,
+        created_at: at,
+      };
+    });
+    const inserted = await db.insertInto('users').values(rows).returning(['id', 'deleted_at']).execute();
+    const deletedIds = new Set(inserted.filter((r) => r.deleted_at).map((r) => r.id));
+
+    const none = { roleIds: null, usableOnly: false, pendingOnly: false, search: null };
+    const filters: Array<[string, UserListFilter]> = [
+      ['every account (admin)', none],
+      ['care view (provider)', { ...none, roleIds: [patientRole, providerRole], usableOnly: true }],
+      ['public view (patient)', { ...none, roleIds: [providerRole, adminRole], usableOnly: true }],
+      ['one role', { ...none, roleIds: [providerRole] }],
+      ['no role', { ...none, roleIds: [] }],
+      ['pending providers', { ...none, pendingOnly: true }],
+    ];
+    for (const [name, filter] of filters)
+      for (const key of ['name', 'email', 'role', 'createdAt'] as const)
+        for (const dir of ['asc', 'desc'] as const) {
+          const sort = { key, dir };
+          const what = `${name}, ${key} ${dir}`;
+          const all = await users.sortedPage(filter, sort, 0, 10_000);
+          expect(await users.list(filter, sort, 0, 10_000), what).toEqual(all);
+          expect(
+            all.some((r) => deletedIds.has(r.id)),
+            what,
+          ).toBe(false);
+          if (name !== 'no role')
+            expect(all.filter((r) => r.created_at.getTime() === at.getTime()).length).toBeGreaterThan(1);
+          // Every page of 3 at every offset, the empty page past the end included.
+          for (let offset = 0; offset <= all.length; offset++)
+            expect(await users.list(filter, sort, offset, 3), `${what} @${offset}`).toEqual(
+              all.slice(offset, offset + 3),
+            );
+        }
+  });
+
   it('bounds a prefix range by the least string above it, in code point order', () => {
     expect(prefixEnd('ayesha kh')).toBe('ayesha ki');
     expect(prefixEnd('a\u{10FFFF}')).toBe('b');
