@@ -29,5 +29,7 @@ export async function logoutThroughUi(page: Page) {
 export async function screenshot(page: Page, name: string) {
   mkdirSync(E2E.screenshotDir, { recursive: true });
   const width = page.viewportSize()?.width ?? 0;
+  // A page scrolled by the last action would draw its fixed header part-way down the capture.
+  await page.evaluate(() => window.scrollTo(0, 0));
   await page.screenshot({ path: `${E2E.screenshotDir}${name}-${width}.png`, fullPage: true });
 }

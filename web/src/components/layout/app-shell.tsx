@@ -116,6 +116,13 @@ export function AppShell({ user, onLogout, loggingOut, children }: AppShellProps
           sx={{
             width: DRAWER_WIDTH,
             flexShrink: 0,
+            // The paper is fixed at the window's height; the column under it (as tall as the page)
+            // carries the same colour and border, so a page longer than the window (a full-page
+            // capture, print) shows one unbroken sidebar.
+            alignSelf: 'stretch',
+            bgcolor: 'background.paper',
+            borderRight: 1,
+            borderColor: 'divider',
             '& .MuiDrawer-paper': { width: DRAWER_WIDTH, boxSizing: 'border-box', borderColor: 'divider' },
           }}
         >
