@@ -158,7 +158,7 @@ export function createAuditService({
      */
     inStatement: (events: AuditEvent[]): AuditCtes => auditCtes(events.map(fieldsOf)),
 
-    /** Appends one event; resolves once it has committed (with the others of its batch, see `appendBatched`). */
+    /** Appends one event; resolves once it has committed (with the others of its batch, see `batchedAppender`). */
     record: (event: AuditEvent): Promise<void> => appender.append(fieldsOf(event)),
 
     /** Audit writes that must not fail the request they describe (e.g. a refused login). */
