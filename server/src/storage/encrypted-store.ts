@@ -7,6 +7,7 @@ import {
   ENVELOPE_FORMAT,
   decryptChunks,
   encryptChunks,
+  encryptedSize,
 } from '../crypto/envelope.ts';
 import type { BlobStorage } from './storage.ts';
 
@@ -42,7 +43,7 @@ export function createEncryptedStore(storage: BlobStorage, keyring: Keyring) {
      */
     async open(key: string, wrapped: WrappedKey, expected: ExpectedPlaintext): Promise<Readable> {
       const dataKey = keyring.unwrap(wrapped);
-      const source = await storage.get(key);
+      const source = await storage.get(key, encryptedSize(expected.size));
       return Readable.from(decryptChunks(source, dataKey, expected), { objectMode: false });
     },
   };

@@ -6,6 +6,9 @@ import { type BlobInfo, type BlobStorage, BlobNotFoundError, assertBlobKey } fro
 
 const TMP = '.tmp';
 const WRITE_BATCH = 1024 * 1024;
+const READ_MIN = 64 * 1024;
+// Larger objects are read 256 KiB at a time: a slow download holds at most about that much per stream.
+const READ_MAX = 256 * 1024;
 
 /** Writes every byte of `parts` (a short writev is finished with plain writes). */
 async function writeAll(handle: FileHandle, parts: Buffer[], total: number): Promise<void> {
@@ -104,7 +107,7 @@ export function createFsStorage(root: string): BlobStorage {
       }
     },
 
-    async get(key: string) {
+    async get(key: string, expectedBytes?: number) {
       assertBlobKey(key);
       const path = pathOf(key);
       // Opening first turns a missing file into a clean error instead of a stream failure later.
@@ -112,7 +115,10 @@ export function createFsStorage(root: string): BlobStorage {
         if (err.code === 'ENOENT') throw new BlobNotFoundError(key);
         throw err;
       });
-      return handle.createReadStream({ highWaterMark: 64 * 1024 });
+      // An object up to READ_MAX is read in one system call (and one thread-pool round trip) and
+      // decrypted from that one buffer, instead of 64 KiB reads whose chunk frames straddle reads.
+      const highWaterMark = expectedBytes ? Math.min(Math.max(expectedBytes, READ_MIN), READ_MAX) : READ_MIN;
+      return handle.createReadStream({ highWaterMark });
     },
 
     async delete(key: string) {

@@ -128,6 +128,20 @@ describe('fs blob storage', () => {
     storage.close();
   });
 
+  it('reads an object of the expected size in one piece, and whole whatever the size hint says', async () => {
+    const storage = createFsStorage(join(tempDir(), 'blobs'));
+    const body = randomBytes(150_000);
+    await storage.put('sized-read-1', Readable.from([body]));
+    const exact = await (await storage.get('sized-read-1', body.length)).toArray();
+    expect(exact.map((c: Buffer) => c.length)).toEqual([body.length]);
+    // A wrong hint (a tampered or truncated file, another chunk size) changes how it is read, never what.
+    for (const hint of [undefined, 1, 100_000, body.length - 1, body.length + 1, 10 * 1024 * 1024]) {
+      const back = Buffer.concat(await (await storage.get('sized-read-1', hint)).toArray());
+      expect(back.equals(body)).toBe(true);
+    }
+    storage.close();
+  });
+
   it('keeps partial writes in .tmp only and removes stale ones', async () => {
     const root = join(tempDir(), 'blobs');
     const storage = createFsStorage(root);

@@ -21,8 +21,12 @@ export interface BlobStorage {
    * one raised by `body` itself) nothing is left under `key` and the error is rethrown as is.
    */
   put(key: string, body: Readable): Promise<{ bytes: number }>;
-  /** The stored bytes; rejects with BlobNotFoundError when the object does not exist. */
-  get(key: string): Promise<Readable>;
+  /**
+   * The stored bytes; rejects with BlobNotFoundError when the object does not exist. `expectedBytes`
+   * (the size the caller expects, a hint only: the bytes are whatever is stored) lets a driver read a
+   * small object in one piece.
+   */
+  get(key: string, expectedBytes?: number): Promise<Readable>;
   /** Idempotent. */
   delete(key: string): Promise<void>;
   /** Every stored object (never partial writes). */
