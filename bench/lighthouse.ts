@@ -163,6 +163,22 @@ async function measure(
   }
 }
 
+/**
+ * Lighthouse sometimes fails to record a trace (NO_NAVSTART, NO_FCP) on a loaded machine: such a run
+ * is measured again, up to twice, and said so; any other failure stops the bench.
+ */
+async function measureOrRetry(...args: Parameters<typeof measure>): Promise<Scores> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await measure(...args);
+    } catch (err) {
+      const code = /^(NO_[A-Z_]+):/.exec((err as Error).message)?.[1];
+      if (!code || attempt > 2) throw err;
+      console.log(`    ${args[2].path} ${args[3]} run ${args[5]}: Lighthouse ${code}, measuring again`);
+    }
+  }
+}
+
 const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
   const mid = Math.floor(s.length / 2);
@@ -203,7 +219,8 @@ try {
   for (const page of PAGES) {
     for (const preset of PRESETS) {
       const runs: Scores[] = [];
-      for (let run = 1; run <= RUNS; run++) runs.push(await measure(browser, server.base, page, preset, session, run));
+      for (let run = 1; run <= RUNS; run++)
+        runs.push(await measureOrRetry(browser, server.base, page, preset, session, run));
       const perf = runs.map((r) => r.performance);
       const a11y = runs.map((r) => r.accessibility);
       const row =
