@@ -26,6 +26,7 @@ import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { multipartBody } from '../server/src/modules/images/images.test-helpers.ts';
 import { type OutboxReader, type SpawnedServer, outboxReader, startServer } from '../server/test/spawned-server.ts';
+import { cpuMs } from './support.ts';
 
 const ADMIN = { email: 'load-admin@bench.medshare', password: 'Load-bench-admin-password-1' };
 const PASSWORD = 'Tr0ubadour-and-horse';
@@ -117,16 +118,12 @@ const pct = (sorted: number[], p: number) =>
 
 /** RSS and CPU of a process from /proc, sampled every `everyMs`. */
 export function sampleProcess(pid: number, everyMs: number) {
-  const ticks = 100; // USER_HZ on Linux
   const samples: Array<{ at: number; rssMb: number; cpuSeconds: number }> = [];
   const read = () => {
     try {
       const status = readFileSync(`/proc/${pid}/status`, 'utf8');
       const rssKb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      const cpu = (Number(fields[11]) + Number(fields[12])) / ticks;
-      samples.push({ at: Date.now(), rssMb: rssKb / 1024, cpuSeconds: cpu });
+      samples.push({ at: Date.now(), rssMb: rssKb / 1024, cpuSeconds: cpuMs(pid) / 1000 });
     } catch {
       // The process has exited.
     }

@@ -99,11 +99,29 @@ export async function dropDatabase(name: string): Promise<void> {
   await withPg(PG_BASE, (c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
 }
 
-/** utime + stime of a process in ms (from /proc/<pid>/stat; clock ticks are 100 Hz on Linux). */
+/** utime + stime of a process in ms (from /proc/<pid>/stat); throws once the process has exited. */
 export function cpuMs(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const proc = procStat(`/proc/${pid}/stat`);
+  if (!proc) throw new Error(`process ${pid} has exited`);
+  return proc.cpuMs;
+}
+
+/**
+ * A process's or thread's name and CPU time (user + system, ms) from a /proc …/stat file; null when
+ * it is gone. The name sits in parentheses and may hold spaces, so fields are counted after the last ')'.
+ */
+function procStat(path: string): { name: string; cpuMs: number } | null {
+  let stat: string;
+  try {
+    stat = readFileSync(path, 'utf8');
+  } catch {
+    return null;
+  }
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10;
+  return {
+    name: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')),
+    cpuMs: (Number(fields[11]) + Number(fields[12])) * 10, // clock ticks of 10 ms (USER_HZ 100)
+  };
 }
 
 /**
@@ -119,16 +137,10 @@ export function threadCpuMs(pid: number): Record<string, number> {
   };
   const out: Record<string, number> = {};
   for (const tid of readdirSync(`/proc/${pid}/task`)) {
-    let stat: string;
-    try {
-      stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
-    } catch {
-      continue; // the thread ended meanwhile
-    }
-    const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    const kind = kinds[name] ?? 'other';
-    out[kind] = (out[kind] ?? 0) + (Number(fields[11]) + Number(fields[12])) * 10;
+    const thread = procStat(`/proc/${pid}/task/${tid}/stat`);
+    if (!thread) continue; // the thread ended meanwhile
+    const kind = kinds[thread.name] ?? 'other';
+    out[kind] = (out[kind] ?? 0) + thread.cpuMs;
   }
   return out;
 }
@@ -138,15 +150,8 @@ export function postgresCpuMs(): number {
   let total = 0;
   for (const pid of readdirSync('/proc')) {
     if (!/^\d+$/.test(pid)) continue;
-    let stat: string;
-    try {
-      stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    } catch {
-      continue;
-    }
-    if (stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')) !== 'postgres') continue;
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    total += (Number(fields[11]) + Number(fields[12])) * 10;
+    const proc = procStat(`/proc/${pid}/stat`);
+    if (proc?.name === 'postgres') total += proc.cpuMs;
   }
   return total;
 }
