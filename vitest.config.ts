@@ -1,10 +1,45 @@
 import { defineConfig } from 'vitest/config';
 
+/**
+ * Server suites whose outcome does not depend on the database engine: parsing, rendering, HTTP
+ * framing, resource bounds, fuzzing and the DICOM peers' protocols. The database behind them is
+ * incidental (setup only), so they run on PGlite alone; everything that reads or writes through
+ * SQL, locks, commits, crashes or audits runs on both (docs/architecture.md › Tests and CI).
+ */
+const ENGINE_INDEPENDENT = [
+  'src/crypto/envelope.test.ts',
+  'src/http/error-handler.test.ts',
+  'src/http/logger.test.ts',
+  'src/mail/templates.test.ts',
+  'src/modules/auth/tokens.test.ts',
+  'src/storage/storage.test.ts',
+  'src/modules/analysis/analysis.openai.test.ts',
+  'src/modules/dicom/accept.test.ts',
+  'src/modules/dicom/dataset-bounds.test.ts',
+  'src/modules/dicom/deidentify.test.ts',
+  'src/modules/dicom/deidentify.orthanc.test.ts',
+  'src/modules/dicom/dicomweb-client.test.ts',
+  'src/modules/dicom/dicomweb.orthanc.test.ts',
+  'src/modules/dicom/memory-bounds.test.ts',
+  'src/modules/dicom/qido-fields.test.ts',
+  'src/modules/dicom/render.test.ts',
+  'src/modules/dicom/render-dcmtk.test.ts',
+  'src/modules/dicom/stow-bounds.test.ts',
+  'src/modules/dicom/stow.orthanc.test.ts',
+  'src/modules/images/photo-bounds.test.ts',
+  'test/fuzz.test.ts',
+  'test/headers.test.ts',
+  'test/http.test.ts',
+  'test/openapi.test.ts',
+  'test/slow-clients.test.ts',
+];
+
 const serverProject = (name: string, db: 'pglite' | 'postgres') => ({
   test: {
     name,
     root: './server',
     include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+    exclude: db === 'postgres' ? ENGINE_INDEPENDENT : [],
     environment: 'node',
     env: { MEDSHARE_TEST_DB: db },
     testTimeout: 30_000,

@@ -33,7 +33,10 @@ const SESSIONS_PER_PROVIDER = 10;
 
 async function serve(clients: number) {
   const { createTestApp, login, newUser } = await import('../server/test/harness.ts');
-  const t = await createTestApp();
+  // 200 streams plus the agent's sockets, all from 127.0.0.1: over the per-address cap.
+  const t = await createTestApp((c) => {
+    c.http.maxConnectionsPerIp = 0;
+  });
   await t.app.listen({ port: 0, host: '127.0.0.1' });
   const address = t.app.server.address() as { port: number };
   const recipients: Account[] = [];

@@ -12,33 +12,28 @@
  * (byte-patched in place, same length, so no lengths change; deflated data sets are re-deflated).
  * Ports: MedShare 8310, Orthanc HTTP 8311. Not part of npm test.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
-import { randomInt } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readdirSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { deflateRawSync } from 'node:zlib';
-import { TransferSyntax, parseDicom } from '../server/src/modules/dicom/dicom-core.ts';
 import {
   ADMIN,
-  ROOT,
+  DICOM_FIXTURES,
+  type Phase,
+  SKIPPED,
   agent,
-  cpuMs,
-  dropDatabase,
+  dicomTemplate,
   fmt,
-  freshDatabase,
+  freshCopy,
   jsonOf,
   machine,
   median,
   multipart,
   peakRssMb,
+  phase,
   request,
   runPool,
   signIn,
-  postgresCpuMs,
   startMedShare,
-  threadCpuMs,
+  startOrthanc,
   withPg,
 } from './support.ts';
 
@@ -71,67 +66,12 @@ const WARMUP = Number(args.warmup);
 
 // ---------------------------------------------------------------- the ingest set
 
-const DICOM_DIR = join(ROOT, 'server/test/fixtures/dicom');
 /** Non-images (DICOMDIR, ECG, SR) and the two malformed files are left out: "valid images only". */
 const EXCLUDED = /^(dicomdir_|ecg_|sr_|malformed_)/;
-const sources = readdirSync(DICOM_DIR)
+const templates = readdirSync(DICOM_FIXTURES)
   .filter((n) => n.endsWith('.dcm') && !EXCLUDED.test(n))
   .sort()
-  .map((name) => ({ name, data: readFileSync(join(DICOM_DIR, name)) }));
-
-/** A UID of exactly `length` characters under the 2.25 (UUID-derived) root. */
-function uidOfLength(length: number): string {
-  let s = `2.25.${randomInt(1, 10)}`;
-  while (s.length < length) s += String(randomInt(0, 10));
-  return s.slice(0, length);
-}
-
-function replaceAll(buf: Buffer, from: Buffer, to: Buffer): number {
-  let n = 0;
-  for (let at = buf.indexOf(from); at !== -1; at = buf.indexOf(from, at + to.length)) {
-    to.copy(buf, at);
-    n++;
-  }
-  return n;
-}
-
-interface Template {
-  name: string;
-  /** Bytes to patch: the file itself, or meta + inflated data set for deflated files. */
-  plain: Buffer;
-  deflatedFrom: number | null;
-  uids: string[];
-}
-
-function templateOf(src: { name: string; data: Buffer }): Template {
-  const parsed = parseDicom(src.data);
-  const ds = parsed.dataSet;
-  const uids = ['x0020000d', 'x0020000e', 'x00080018']
-    .map((t) => ds.string(t)?.replace(/\0/g, '').trim())
-    .filter((u): u is string => !!u)
-    .filter((u, i, all) => all.indexOf(u) === i)
-    // Longest first, so that a UID that prefixes another is not rewritten inside it first.
-    .sort((a, b) => b.length - a.length);
-  if (uids.length === 0) throw new Error(`${src.name}: missing UIDs`);
-  if (parsed.transferSyntax === TransferSyntax.deflatedLE) {
-    const metaLength = ds.uint32('x00020000')!;
-    return { name: src.name, plain: Buffer.from(parsed.byteArray), deflatedFrom: 132 + 12 + metaLength, uids };
-  }
-  return { name: src.name, plain: src.data, deflatedFrom: null, uids };
-}
-
-/** A copy of the template with fresh Study, Series and SOP Instance UIDs. */
-function freshCopy(t: Template): Buffer {
-  const out = Buffer.from(t.plain);
-  for (const uid of t.uids) {
-    const n = replaceAll(out, Buffer.from(uid, 'latin1'), Buffer.from(uidOfLength(uid.length), 'latin1'));
-    if (n === 0) throw new Error(`${t.name}: UID ${uid} not found in the bytes`);
-  }
-  if (t.deflatedFrom === null) return out;
-  return Buffer.concat([out.subarray(0, t.deflatedFrom), deflateRawSync(out.subarray(t.deflatedFrom))]);
-}
-
-const templates = sources.map(templateOf);
+  .map(dicomTemplate);
 
 function ingestSet(size = INSTANCES): Array<{ name: string; data: Buffer }> {
   return Array.from({ length: size }, (_, i) => {
@@ -140,77 +80,8 @@ function ingestSet(size = INSTANCES): Array<{ name: string; data: Buffer }> {
   });
 }
 
-// ---------------------------------------------------------------- Orthanc
-
-async function startOrthanc(): Promise<{ child: ChildProcess; stop: () => Promise<void> }> {
-  const dir = mkdtempSync(join(tmpdir(), 'h6-orthanc-'));
-  const dbName = 'h6_orthanc';
-  if (ORTHANC_PG) await freshDatabase(dbName);
-  mkdirSync(join(dir, 'storage'));
-  const config = {
-    Name: 'h6-bench',
-    StorageDirectory: join(dir, 'storage'),
-    IndexDirectory: join(dir, 'index'),
-    HttpPort: OR_PORT,
-    DicomServerEnabled: false,
-    DicomPort: OR_PORT + 1,
-    RemoteAccessAllowed: false,
-    AuthenticationEnabled: false,
-    HttpCompressionEnabled: false,
-    StorageCompression: false,
-    SaveJobs: false,
-    Plugins: ORTHANC_PG ? ['/usr/share/orthanc/plugins/libOrthancPostgreSQLIndex.so'] : [],
-    PostgreSQL: {
-      EnableIndex: ORTHANC_PG,
-      EnableStorage: false,
-      Host: '127.0.0.1',
-      Port: 5432,
-      Database: dbName,
-      Username: 'postgres',
-      Password: '',
-      Lock: false,
-    },
-  };
-  writeFileSync(join(dir, 'orthanc.json'), JSON.stringify(config, null, 2));
-  const child = spawn('/usr/sbin/Orthanc', [join(dir, 'orthanc.json')], { stdio: ['ignore', 'ignore', 'pipe'] });
-  let log = '';
-  child.stderr!.on('data', (c: Buffer) => (log = (log + c.toString()).slice(-4000)));
-  let exited = false;
-  child.once('exit', () => (exited = true));
-  const orphan = () => child.kill('SIGKILL');
-  process.once('exit', orphan);
-  child.once('exit', () => process.off('exit', orphan));
-  for (;;) {
-    if (exited) throw new Error(`Orthanc exited during start-up:\n${log}`);
-    const ok = await request(OR_PORT, 'GET', '/system')
-      .then((r) => r.status === 200)
-      .catch(() => false);
-    if (ok) break;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  return {
-    child,
-    async stop() {
-      if (!exited) {
-        child.kill('SIGTERM');
-        await new Promise((r) => child.once('exit', r));
-      }
-      rmSync(dir, { recursive: true, force: true });
-      if (ORTHANC_PG) await dropDatabase(dbName).catch(() => undefined);
-    },
-  };
-}
-
 // ---------------------------------------------------------------- measuring
 
-interface Phase {
-  files: number;
-  bytes: number;
-  seconds: number;
-  cpuMs: number;
-  /** CPU by thread kind over the phase (threads that ended during it are not counted). */
-  threads: Record<string, number>;
-}
 interface Round {
   ingest: Phase;
   /** MedShare only: making the thumbnails deferred during the ingest, before retrieval starts. */
@@ -218,22 +89,6 @@ interface Round {
   retrieve: Phase;
   rssMb: number;
   refused: Record<string, number>;
-}
-
-const SKIPPED: Phase = { files: 0, bytes: 0, seconds: NaN, cpuMs: NaN, threads: {} };
-
-async function phase(pid: number, files: number, bytes: () => number, run: () => Promise<void>): Promise<Phase> {
-  const c0 = cpuMs(pid);
-  const th0 = threadCpuMs(pid);
-  const pg0 = postgresCpuMs();
-  const t0 = performance.now();
-  await run();
-  const seconds = (performance.now() - t0) / 1000;
-  const threads = threadCpuMs(pid);
-  for (const k of Object.keys(threads)) threads[k]! -= th0[k] ?? 0;
-  // Not the server's own: the database both servers index into, shown beside it.
-  threads['(postgresql)'] = postgresCpuMs() - pg0;
-  return { files, bytes: bytes(), seconds, cpuMs: cpuMs(pid) - c0, threads };
 }
 
 const bodiesOf = (set: Array<{ name: string; data: Buffer }>) =>
@@ -315,7 +170,7 @@ async function medshareRound(set: Array<{ name: string; data: Buffer }>, round: 
 }
 
 async function orthancRound(set: Array<{ name: string; data: Buffer }>): Promise<Round> {
-  const or = await startOrthanc();
+  const or = await startOrthanc({ port: OR_PORT, database: ORTHANC_PG ? 'h6_orthanc' : null });
   try {
     const pid = or.child.pid!;
     const upload = (data: Buffer) =>

@@ -1,11 +1,12 @@
 import { defineConfig, devices } from '@playwright/test';
-import { E2E } from './support/env.ts';
+import { E2E, E2E_WORKERS, serverOf } from './support/env.ts';
 
 /** Runs against the built app (npm run build -w web) served by the real server on PGlite, in Debian's Chromium. */
 export default defineConfig({
   testDir: './tests',
   fullyParallel: false,
-  workers: 1,
+  // One server per worker (support/env.ts), so files run side by side without sharing state.
+  workers: E2E_WORKERS,
   retries: 0,
   // Generous: CI machines are shared; a slow step should fail on its own expect, not the test clock.
   timeout: 120_000,
@@ -30,24 +31,24 @@ export default defineConfig({
     },
   },
   projects: [{ name: 'chromium', use: { ...devices['Desktop Chrome'], channel: undefined } }],
-  webServer: {
+  webServer: Array.from({ length: E2E_WORKERS }, (_, index) => serverOf(index)).map((server) => ({
     // The server's V8 flags (server/src/node-flags.ts; a test keeps this copy in step).
-    command: `rm -rf ${E2E.dataDir} && node --initial-old-space-size=256 ../server/src/main.ts`,
-    url: `${E2E.baseUrl}/api/ready`,
+    command: `rm -rf ${server.dataDir} && node --initial-old-space-size=256 ../server/src/main.ts`,
+    url: `${server.baseUrl}/api/ready`,
     reuseExistingServer: false,
     timeout: 120_000,
-    stdout: 'ignore',
-    stderr: 'pipe',
+    stdout: 'ignore' as const,
+    stderr: 'pipe' as const,
     env: {
-      PORT: String(E2E.port),
+      PORT: String(server.port),
       HOST: '127.0.0.1',
-      DATA_DIR: E2E.dataDir,
+      DATA_DIR: server.dataDir,
       MAIL_TRANSPORT: 'outbox',
       ADMIN_EMAIL: E2E.admin.email,
       ADMIN_PASSWORD: E2E.admin.password,
-      PUBLIC_URL: E2E.baseUrl,
+      PUBLIC_URL: server.baseUrl,
       LOG_LEVEL: 'warn',
       RATE_LIMIT_AUTH_PER_MINUTE: '1000',
     },
-  },
+  })),
 });

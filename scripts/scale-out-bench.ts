@@ -33,6 +33,7 @@ function rssMiB(pid: number): number {
 
 function latestCode(outbox: string): string {
   const newest = readdirSync(outbox)
+    .filter((n) => n.endsWith('.eml'))
     .map((n) => ({ n, t: statSync(join(outbox, n)).mtimeMs }))
     .sort((a, b) => b.t - a.t)[0]!;
   return /^(\d{6})\r?$/m.exec(readFileSync(join(outbox, newest.n), 'utf8'))![1]!;

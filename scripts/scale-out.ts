@@ -62,6 +62,8 @@ export interface Instance {
   name: string;
   port: number;
   url: string;
+  /** Prometheus text at `${metricsUrl}/metrics` (METRICS_PORT); the public port answers 404 there. */
+  metricsUrl: string;
   child: ChildProcess;
   /** Everything the process printed so far. */
   output(): string;
@@ -112,6 +114,7 @@ http {
   fastcgi_temp_path ${dir}/fastcgi;
   uwsgi_temp_path ${dir}/uwsgi;
   scgi_temp_path ${dir}/scgi;
+  limit_conn_zone $binary_remote_addr zone=medshare_per_ip:10m;
   upstream medshare {
     least_conn;
 ${upstreamPorts.map((p) => `    server 127.0.0.1:${p} max_fails=1 fail_timeout=5s;`).join('\n')}
@@ -178,6 +181,8 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
     const nginxPort = await freePort(first, taken);
     const appPorts: number[] = [];
     for (let i = 0; i < count; i++) appPorts.push(await freePort(first, taken));
+    const metricsPorts: number[] = [];
+    for (let i = 0; i < count; i++) metricsPorts.push(await freePort(first, taken));
     const s3Port = await freePort(first, taken);
     const url = `http://127.0.0.1:${nginxPort}`;
 
@@ -210,6 +215,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
           NODE_ENV: 'development',
           HOST: '127.0.0.1',
           PORT: String(port),
+          METRICS_PORT: String(metricsPorts[i]),
           DATA_DIR: dataDir,
           DATABASE_URL: options.databaseUrl,
           REDIS_URL: options.redisUrl,
@@ -236,6 +242,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
         name,
         port,
         url: `http://127.0.0.1:${port}`,
+        metricsUrl: `http://127.0.0.1:${metricsPorts[i]}`,
         child,
         output: () => lines.join('\n'),
         exited,
@@ -360,7 +367,8 @@ async function main() {
     log: (source, line) => console.log(`${source.padEnd(width)}| ${line}`),
   });
   console.log(`\nMedShare (${cluster.instances.length} instances) at ${cluster.url}`);
-  for (const i of cluster.instances) console.log(`  ${i.name}: ${i.url} (pid ${i.child.pid})`);
+  for (const i of cluster.instances)
+    console.log(`  ${i.name}: ${i.url} (pid ${i.child.pid}), metrics ${i.metricsUrl}/metrics`);
   console.log(`  database: ${databaseUrl.replace(/\/\/[^@/]*@/, '//…@')}`);
   console.log(`  s3: ${cluster.s3.endpoint}/${cluster.s3.bucket}`);
   console.log(`  key, token secret and S3 objects: ${stateDir}   per-run files: ${cluster.dir}`);

@@ -1,5 +1,6 @@
 import react from '@vitejs/plugin-react';
 import { defineConfig } from 'vite';
+import { bundleMode } from './build/bundle-mode.ts';
 import { precompress } from './build/precompress.ts';
 
 // The server answers with `style-src 'self' 'nonce-…'`; a preview should fail the same way a
@@ -17,7 +18,7 @@ const previewCsp = [
 ].join('; ');
 
 export default defineConfig({
-  plugins: [react(), precompress()],
+  plugins: [bundleMode(), react(), precompress()],
   html: {
     // The server replaces the placeholder per request; Vite stamps it on its tags and emits
     // <meta property="csp-nonce"> so Emotion can read it at runtime.
@@ -31,7 +32,6 @@ export default defineConfig({
   server: {
     proxy: {
       '/api': 'http://127.0.0.1:8080',
-      '/metrics': 'http://127.0.0.1:8080',
     },
   },
   preview: {

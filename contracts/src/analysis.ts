@@ -8,7 +8,8 @@ const MAX_ITEMS = 20;
 const confidence = z.number().min(0).max(1);
 
 /**
- * What a provider produces (DESIGN §10). The openai provider sends this schema to the model as its
+ * What a provider produces (`docs/architecture.md` › AI analysis). The openai provider sends this schema to
+ * the model as its
  * strict JSON-schema response format and validates the answer with it, so only keywords that
  * OpenAI's strict mode accepts are used here (no string lengths).
  */

@@ -14,7 +14,7 @@ export const CodeSchema = z
   .regex(/^\d{6}$/, 'Code must be exactly 6 digits');
 
 /**
- * The spec's register payload as the wizard sends it. `active` is accepted and ignored:
+ * The register payload as the wizard sends it (`docs/product.md` › Calls). `active` is accepted and ignored:
  * only the server's rules activate an account. Roles other than patient/healthProvider are refused.
  */
 export const RegisterBodySchema = z.strictObject({
@@ -91,8 +91,3 @@ export const ResetPasswordBodySchema = z.union([
   z.strictObject({ token: z.string().min(20).max(200), password: PasswordSchema }),
 ]);
 export type ResetPasswordBody = z.infer<typeof ResetPasswordBodySchema>;
-
-export const ChangePasswordBodySchema = z.strictObject({
-  currentPassword: z.string().min(1).max(PASSWORD_MAX),
-  newPassword: PasswordSchema,
-});

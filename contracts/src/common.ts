@@ -7,9 +7,33 @@ export type RoleName = z.infer<typeof RoleNameSchema>;
 
 export const SelfRegisterRoleSchema = z.enum(['patient', 'healthProvider']);
 
+/**
+ * Why a field was refused: zod's issue code when the request schema refused it with zod's own
+ * wording (not written for people: the web words it from the code), or 'rejected' when the
+ * server states the rule in `message` for people (a schema's own message or a domain rule).
+ * `docs/product.md` › Messages and errors.
+ */
+export const FieldErrorCodeSchema = z.enum([
+  'invalid_type',
+  'too_small',
+  'too_big',
+  'invalid_format',
+  'invalid_value',
+  'not_multiple_of',
+  'unrecognized_keys',
+  'invalid_union',
+  'invalid_key',
+  'invalid_element',
+  'custom',
+  'invalid_code',
+  'rejected',
+]);
+export type FieldErrorCode = z.infer<typeof FieldErrorCodeSchema>;
+
 export const FieldErrorSchema = z.object({
   field: z.string(),
   message: z.string(),
+  code: FieldErrorCodeSchema.optional().describe('Stable machine-readable reason; absent from older answers'),
 });
 export type FieldError = z.infer<typeof FieldErrorSchema>;
 
@@ -58,7 +82,7 @@ export function pageQuerySchema(defaultLimit: number, maxLimit = 100) {
   });
 }
 
-/** The success envelope of DESIGN §4. */
+/** The success envelope (`docs/architecture.md` › API conventions). */
 export function envelope<T extends z.ZodType>(data: T) {
   return z.object({
     success: z.literal(true),

@@ -5,7 +5,7 @@ export const PASSWORD_MIN = 10;
 export const PASSWORD_MAX = 128;
 export const CODE_LENGTH = 6;
 
-/** The 401 phrases the web client acts on (spec §4). */
+/** The 401 phrases the web client acts on (`docs/product.md` › States and transitions). */
 export const AuthFailure = {
   expired: 'Token expired',
   missing: 'Unauthenticated',
@@ -22,6 +22,8 @@ export const AuthMessages = {
   invalidCredentials: 'Invalid email or password',
   invalidCode: 'Invalid or expired code',
   codeLocked: 'Too many wrong codes. Request a new code.',
+  /** A locked sign-in code ends that sign-in: only the password starts a new one. */
+  signInCodeLocked: 'Too many wrong codes. Sign in again to get a new code.',
   accountDeactivated: 'Your account has been deactivated. Contact an administrator.',
   loggedOut: 'Logged out successfully',
   passwordReset: 'Password reset successfully!',

@@ -8,7 +8,7 @@ export const ImageContentTypeSchema = z
   .describe('Type decided from the file bytes');
 export type ImageContentType = z.infer<typeof ImageContentTypeSchema>;
 
-/** Texts of the spec (§5) the web shows as they come. */
+/** Texts of `docs/product.md` › Validation rules the web shows as they come. */
 export const ImageMessages = {
   invalidType: 'Invalid file type. Allowed: .jpg, .png, .pdf, .dicom',
   tooLarge: (mb: number) => `File size exceeds ${mb}MB limit.`,
@@ -18,6 +18,7 @@ export const ImageMessages = {
   unknownPatient: 'Select an existing, active patient.',
   uploaded: 'Image uploaded successfully!',
   deleted: 'Image deleted successfully',
+  duplicate: 'Already stored: this DICOM instance (same SOP Instance UID) was uploaded before for this patient.',
 } as const;
 
 /** Where the bytes of an image are read (bearer header only; never a token in the URL). */
@@ -69,17 +70,31 @@ export const ImageSchema = z.object({
 });
 export type Image = z.infer<typeof ImageSchema>;
 
-export const ListImagesQuerySchema = pageQuerySchema(10).strict();
-export type ListImagesQuery = z.infer<typeof ListImagesQuerySchema>;
-
-/** Multipart fields of POST /api/upload/image besides `file` (checked by the server after the stream). */
-export const UploadImageFieldsSchema = z.object({
-  caption: z.string().describe('Required, up to 500 characters'),
-  patientId: z
-    .string()
-    .optional()
-    .describe('UUID of an active patient; creates the patient’s own never-expiring share'),
+/**
+ * POST /api/upload/image when the same uploader already stored this DICOM instance (same SOP
+ * Instance UID) for the same patient: 200 with the image already stored, nothing stored twice
+ * (`docs/product.md` › Upload). A new upload stays 201 with the new image.
+ */
+export const UPLOAD_DUPLICATE_CODE = 'duplicate';
+export const UploadDuplicateResponseSchema = z.object({
+  success: z.literal(true),
+  message: z.string(),
+  code: z.literal(UPLOAD_DUPLICATE_CODE),
+  data: ImageSchema.describe('The image already stored'),
 });
+export type UploadDuplicateResponse = z.infer<typeof UploadDuplicateResponseSchema>;
+
+export const ListImagesQuerySchema = pageQuerySchema(10)
+  .extend({
+    kind: z
+      .enum(['all', 'files'])
+      .default('all')
+      .describe(
+        "'files': leaves out the DICOM instances that belong to a study (GET /api/studies lists those, one card per study); 'all' (default): every image",
+      ),
+  })
+  .strict();
+export type ListImagesQuery = z.infer<typeof ListImagesQuerySchema>;
 
 export const ImageContentQuerySchema = z.strictObject({
   download: z.enum(['0', '1']).optional().describe("'1' answers Content-Disposition: attachment"),

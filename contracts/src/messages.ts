@@ -90,13 +90,23 @@ export const MessageRecipientSchema = z.object({
   id: z.uuid(),
   firstname: z.string(),
   lastname: z.string(),
-  email: z.string(),
+  email: z
+    .string()
+    .nullable()
+    .describe(
+      'Null for callers without users:read (patients) unless they already share a conversation or an image with this person',
+    ),
   role: RoleNameSchema,
 });
 export type MessageRecipient = z.infer<typeof MessageRecipientSchema>;
 
 export const MessageUsersQuerySchema = pageQuerySchema(20, 50).extend({
-  search: z.string().trim().max(100).optional().describe('Part of a first name, last name, full name or e-mail'),
+  search: z
+    .string()
+    .trim()
+    .max(100)
+    .optional()
+    .describe('Part of a first name, last name, full name or e-mail (e-mail only where the caller may see it)'),
 });
 
 export const StreamQuerySchema = z.object({

@@ -1,4 +1,4 @@
-/** API paths shared by server and web (the spec's path constants, under /api). */
+/** API paths shared by server and web (the path constants of `docs/product.md` › Calls, under /api). */
 export const ApiPaths = {
   register: '/auth/register',
   confirm: '/auth/confirm',
@@ -25,4 +25,5 @@ export const ApiPaths = {
   chat: '/message/chat',
   sendMessage: '/message/send',
   analysis: '/analysis',
+  studies: '/studies',
 } as const;

@@ -3,8 +3,14 @@ import { z } from 'zod';
 /** Seeded settings that drive behaviour; their values are validated by these rules. */
 export const KnownSettings = {
   max_upload_mb: { default: '10', description: 'Largest accepted upload in MB (1–100)' },
+  max_import_files: { default: '2000', description: 'Most files in one study import in the web app (1–100000)' },
+  max_import_mb: { default: '2048', description: 'Most MB in one study import in the web app (1–102400)' },
   share_expiry_hours: { default: '24', description: 'Default lifetime of a share in hours' },
   share_expiry_max_hours: { default: '720', description: 'Longest lifetime a share may be given, in hours' },
+  external_share_max_hours: {
+    default: '72',
+    description: 'Longest lifetime of a link shared with someone without an account, in hours (1–168)',
+  },
   otp_ttl_minutes: { default: '10', description: 'Lifetime of an e-mailed code in minutes (1–60)' },
   session_idle_minutes: { default: '30', description: 'Sessions end after this many idle minutes (5–720)' },
   display_locale: { default: 'en-PK', description: 'Locale for dates and numbers in the web app' },
@@ -21,8 +27,11 @@ const intIn = (min: number, max: number) =>
 
 export const KnownSettingValueSchemas: Record<KnownSettingName, z.ZodType<string>> = {
   max_upload_mb: intIn(1, 100),
+  max_import_files: intIn(1, 100_000),
+  max_import_mb: intIn(1, 102_400),
   share_expiry_hours: intIn(1, 8760),
   share_expiry_max_hours: intIn(1, 8760),
+  external_share_max_hours: intIn(1, 168),
   otp_ttl_minutes: intIn(1, 60),
   session_idle_minutes: intIn(5, 720),
   display_locale: z
@@ -58,11 +67,13 @@ export const AppSettingSchema = z.object({
 });
 export type AppSetting = z.infer<typeof AppSettingSchema>;
 
-/** Settings the web app needs before login (locale and time zone only). */
+/** Settings the web app needs before login (locale and time zone) and to check uploads before sending them. */
 export const PublicSettingsSchema = z.object({
   displayLocale: z.string(),
   displayTimeZone: z.string(),
   maxUploadMb: z.number(),
+  maxImportFiles: z.number().int().min(1).describe('Most files in one study import'),
+  maxImportMb: z.number().int().min(1).describe('Most MB in one study import'),
 });
 export type PublicSettings = z.infer<typeof PublicSettingsSchema>;
 
@@ -79,7 +90,7 @@ const settingFields = {
   description: z.string().trim().max(500, 'Description must be at most 500 characters').nullish(),
 };
 
-/** POST /api/appsetting/add: the spec's `{ setting: { name, value, description } }`. */
+/** POST /api/appsetting/add: `{ setting: { name, value, description } }` as in `docs/product.md` › Calls. */
 export const CreateSettingBodySchema = z.strictObject({
   setting: z.strictObject(settingFields),
 });
@@ -98,7 +109,7 @@ export const UpdateSettingBodySchema = z.strictObject({
 });
 export type UpdateSettingBody = z.infer<typeof UpdateSettingBodySchema>;
 
-/** DELETE /api/appsetting/delete: `{ id, authUser }`; `authUser` (sent by the spec's client) is ignored. */
+/** DELETE /api/appsetting/delete: `{ id, authUser }`; `authUser` (sent by the original client) is ignored. */
 export const DeleteSettingBodySchema = z.strictObject({
   id: z.uuid('Setting id must be a UUID'),
   authUser: z.unknown().optional().describe('Ignored: the caller is the bearer token’s user'),

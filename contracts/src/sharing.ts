@@ -43,6 +43,11 @@ export const ShareSchema = z.object({
   createdBy: UserRefSchema,
   state: ShareStateSchema,
   isPatientShare: z.boolean().describe('The automatic, never-expiring share to the image’s patient'),
+  studyShareId: z
+    .uuid()
+    .nullable()
+    .optional()
+    .describe('Part of this study share: it is verified and revoked with the whole study'),
   expiresAt: z.string().nullable(),
   verifiedAt: z.string().nullable(),
   revokedAt: z.string().nullable(),
@@ -52,7 +57,13 @@ export type Share = z.infer<typeof ShareSchema>;
 
 export const ShareVerifyResponseDataSchema = z.object({
   sharingId: z.uuid(),
-  imageId: z.uuid(),
+  imageId: z.uuid().describe('The image unlocked (for a study share: one of its instances)'),
+  studyUid: z
+    .string()
+    .nullable()
+    .optional()
+    .describe('A study share: the Study Instance UID now open (the copy’s for a de-identified share)'),
+  instanceCount: z.number().int().optional().describe('A study share: how many instances it opened'),
   verifiedAt: z.string(),
   expiresAt: z.string().nullable(),
 });

@@ -36,7 +36,7 @@ export const UserSchema = z.object({
 });
 export type User = z.infer<typeof UserSchema>;
 
-/** Profile fields a user may edit about themself (spec: Edit user modal). */
+/** Profile fields a user may edit about themself (the 'Edit user' modal of `docs/product.md` › Profile). */
 export const UpdateProfileBodySchema = z.strictObject({
   firstname: z.string().trim().min(1, 'First name is required').max(100).optional(),
   lastname: z.string().trim().min(1, 'Last name is required').max(100).optional(),

@@ -20,6 +20,8 @@ async function call<T>(
 }
 
 let n = 0;
+// Playwright restarts its worker after a failure, which restarts n: the run id keeps names unique.
+const run = Date.now().toString(36).slice(-4);
 export function uniqueUser(role: 'patient' | 'healthProvider') {
   n += 1;
   const username = `${role === 'patient' ? 'pat' : 'doc'}${Date.now().toString(36)}${n}`;
@@ -29,16 +31,19 @@ export function uniqueUser(role: 'patient' | 'healthProvider') {
     email: `${username}@example.org`,
     password: 'E2e-strong-passphrase',
     firstname: role === 'patient' ? 'Amina' : 'Bilal',
-    lastname: `Khan${n}`,
+    lastname: `Khan${run}${n}`,
   };
 }
 
-export async function signInViaApi(email: string, password: string): Promise<{ token: string; user: { id: string } }> {
+export async function signInViaApi(
+  email: string,
+  password: string,
+): Promise<{ token: string; user: { id: string; role: string } }> {
   const before = mailCount(email);
   const login = await call('POST', '/auth/login', { email, password });
   if (login.status !== 200) throw new Error(`login ${email}: ${login.status} ${JSON.stringify(login.json)}`);
   const code = await waitForCode(email, before);
-  const confirm = await call<{ data: { token: string; user: { id: string } } }>('POST', '/auth/confirm', {
+  const confirm = await call<{ data: { token: string; user: { id: string; role: string } } }>('POST', '/auth/confirm', {
     email,
     code,
   });

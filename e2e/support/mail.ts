@@ -2,18 +2,32 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { E2E } from './env.ts';
 
+/** Outbox files already read: the app writes each mail once and never changes it. */
+const readMails = new Map<string, string>();
+
 /** Mails the app wrote to DATA_DIR/outbox (MAIL_TRANSPORT=outbox), newest last. */
 function mailsTo(address: string): string[] {
   const dir = join(E2E.dataDir, 'outbox');
   let files: string[];
   try {
-    files = readdirSync(dir).sort();
+    files = readdirSync(dir)
+      .filter((f) => f.endsWith('.eml'))
+      .sort();
   } catch {
     return [];
   }
+  const to = new RegExp(`^To: .*${address.replace(/[.+]/g, '\\$&')}`, 'im');
   return files
-    .map((f) => readFileSync(join(dir, f), 'utf8'))
-    .filter((eml) => new RegExp(`^To: .*${address.replace(/[.+]/g, '\\$&')}`, 'im').test(eml));
+    .map((f) => {
+      const path = join(dir, f);
+      let eml = readMails.get(path);
+      if (eml === undefined) {
+        eml = readFileSync(path, 'utf8');
+        readMails.set(path, eml);
+      }
+      return eml;
+    })
+    .filter((eml) => to.test(eml));
 }
 
 export function mailCount(address: string): number {
@@ -26,7 +40,7 @@ export async function waitForCode(address: string, after = 0, timeoutMs = 10_000
   for (;;) {
     const mails = mailsTo(address);
     if (mails.length > after) {
-      const match = /^(\d{6})\s*$/m.exec(mails.at(-1)!);
+      const match = /^(?:Verification code: )?(\d{6})\s*$/m.exec(mails.at(-1)!);
       if (match) return match[1]!;
     }
     if (Date.now() > deadline) throw new Error(`no code mailed to ${address}`);
@@ -66,7 +80,7 @@ export async function waitForShareMail(
     for (const mail of mailsTo(address).slice(after).reverse()) {
       const text = unquote(mail);
       const id = /Sharing id: ([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})/i.exec(text);
-      const code = /^(\d{6})\s*$/m.exec(text);
+      const code = /^(?:Verification code: )?(\d{6})\s*$/m.exec(text);
       if (id && code) return { sharingId: id[1]!, code: code[1]! };
     }
     if (Date.now() > deadline) throw new Error(`no share mail to ${address}`);

@@ -2,7 +2,7 @@ import { AxeBuilder } from '@axe-core/playwright';
 import { type Locator, type Page, expect, test } from '@playwright/test';
 import { approveViaApi, registerViaApi, uniqueUser } from '../support/api.ts';
 import { E2E } from '../support/env.ts';
-import { loginThroughUi, screenshot } from '../support/ui.ts';
+import { signInWithSession, screenshot } from '../support/ui.ts';
 
 const UNDELETABLE = 'This setting drives the application and cannot be deleted';
 
@@ -14,7 +14,7 @@ async function expectAccessible(page: Page) {
 }
 
 async function loginAdmin(page: Page) {
-  await loginThroughUi(page, E2E.admin.email, E2E.admin.password);
+  await signInWithSession(page, E2E.admin.email, E2E.admin.password);
   await expect(page).toHaveURL(/\/dashboard/, { timeout: 10_000 });
 }
 
@@ -170,7 +170,7 @@ test.describe('administration', () => {
   test('a provider sees only their own audit rows', async ({ page }) => {
     const u = uniqueUser('healthProvider');
     await approveViaApi(await registerViaApi(u));
-    await loginThroughUi(page, u.email, u.password);
+    await signInWithSession(page, u.email, u.password);
     await expect(page).toHaveURL(/\/dashboard/, { timeout: 10_000 });
     await page.getByRole('navigation', { name: 'Main menu' }).getByRole('link', { name: 'Audit Logs' }).click();
     await expect(auditRows(page).first()).toContainText(`@${u.username}`);
@@ -187,21 +187,41 @@ test.describe('administration', () => {
     await screenshot(page, 'audit-logs-provider');
     await expectAccessible(page);
   });
+
+  test('a refused look at a profile is in the audit trail, under Refusals', async ({ page }) => {
+    const u = uniqueUser('healthProvider');
+    await approveViaApi(await registerViaApi(u));
+    await signInWithSession(page, u.email, u.password);
+    await expect(page).toHaveURL(/\/dashboard/, { timeout: 10_000 });
+    // Nobody has this id: the profile page's read answers 404, which is audited as access.denied.
+    await page.goto('/user-profile/00000000-0000-4000-8000-000000000000');
+    await page.getByRole('navigation', { name: 'Main menu' }).getByRole('link', { name: 'Audit Logs' }).click();
+    await page.getByRole('combobox', { name: 'Kind' }).selectOption({ label: 'Refusals and failures' });
+    await expect(auditRows(page).filter({ hasText: 'GET /api/users/:id 404' })).toHaveCount(1);
+    const texts = await auditRows(page).allInnerTexts();
+    for (const text of texts) expect(text).toContain('Failure');
+    await page.getByRole('combobox', { name: 'Kind' }).selectOption({ label: 'Changes' });
+    await expect
+      .poll(async () => (await auditRows(page).allInnerTexts()).some((t) => t.includes('access.denied')))
+      .toBe(false);
+  });
 });
 
 test.describe('administration at 390 px', () => {
   test.use({ viewport: { width: 390, height: 844 } });
 
-  test('roles, settings and audit logs fit a phone: tables scroll inside their box', async ({ page }) => {
+  test('roles, settings and audit logs fit a phone: tables scroll inside their box, settings become cards', async ({
+    page,
+  }) => {
     await loginAdmin(page);
     const pageWidth = () => page.evaluate(() => document.documentElement.scrollWidth);
-    for (const [path, name, region] of [
-      ['/roles-permissions', 'admin-roles', 'Permissions by role'],
-      ['/appsettings', 'admin-settings', 'Application settings'],
-      ['/audit-logs', 'audit-logs-admin', 'Audit log entries'],
+    for (const [path, name, region, row] of [
+      ['/roles-permissions', 'admin-roles', 'Permissions by role', 'tbody tr'],
+      ['/appsettings', 'admin-settings', 'Application settings', 'role=listitem'],
+      ['/audit-logs', 'audit-logs-admin', 'Audit log entries', 'tbody tr'],
     ] as const) {
       await page.goto(path);
-      await expect(page.getByRole('region', { name: region }).locator('tbody tr').first()).toBeVisible();
+      await expect(page.getByRole('region', { name: region }).locator(row).first()).toBeVisible();
       expect(await pageWidth()).toBeLessThanOrEqual(390);
       await screenshot(page, name);
       await expectAccessible(page);

@@ -3,7 +3,7 @@ import { expect, test } from '@playwright/test';
 import { readFileSync } from 'node:fs';
 import { approveViaApi, registerViaApi, signInViaApi, uniqueUser } from '../support/api.ts';
 import { E2E } from '../support/env.ts';
-import { loginThroughUi, screenshot } from '../support/ui.ts';
+import { signInWithSession, screenshot } from '../support/ui.ts';
 
 const PHOTO = new URL('../../server/test/fixtures/other/photo_hopper_portrait.jpg', import.meta.url);
 
@@ -34,7 +34,7 @@ for (const width of [1280, 390]) {
       const { token } = await signInViaApi(doc.email, doc.password);
       const imageId = await uploadViaApi(token);
 
-      await loginThroughUi(page, doc.email, doc.password);
+      await signInWithSession(page, doc.email, doc.password);
       await expect(page).toHaveURL(/\/dashboard/);
       await page.goto(`/ai-analysis/${imageId}`);
 
@@ -63,7 +63,7 @@ for (const width of [1280, 390]) {
     test('an unknown image says it is not found or not available', async ({ page }) => {
       const doc = uniqueUser('healthProvider');
       await approveViaApi(await registerViaApi(doc));
-      await loginThroughUi(page, doc.email, doc.password);
+      await signInWithSession(page, doc.email, doc.password);
       await expect(page).toHaveURL(/\/dashboard/);
       await page.goto('/ai-analysis/1b4e28ba-2fa1-4d3b-a3f5-ef19b5a7633b');
       await expect(page.getByText('Image not found or not available')).toBeVisible();

@@ -1,5 +1,6 @@
 import { expect, test, type Page } from '@playwright/test';
 import { approveViaApi, registerViaApi, signInViaApi, uniqueUser } from '../support/api.ts';
+import { E2E } from '../support/env.ts';
 import { mailCount, waitForCode, waitForResetToken } from '../support/mail.ts';
 import { enterCode, loginThroughUi, logoutThroughUi } from '../support/ui.ts';
 
@@ -46,7 +47,7 @@ test('a patient registers, confirms the mailed code, logs out, logs in with the 
   await expect(page).toHaveURL(/\/view-images/);
 });
 
-test('a provider sees the under-review warning, cannot log in until an admin activates the account, then lands on /dashboard', async ({
+test('a provider sees the under-review warning, is told after the code step that the account awaits review, then lands on /dashboard once activated', async ({
   page,
 }) => {
   const u = uniqueUser('healthProvider');
@@ -57,14 +58,13 @@ test('a provider sees the under-review warning, cannot log in until an admin act
   await page.getByRole('button', { name: 'Verify' }).click();
   await expect(page).toHaveURL(/\/login/, { timeout: 10_000 });
 
-  await page.getByLabel('Email').fill(u.email);
-  await page.getByLabel(/^Password/).fill(u.password);
-  await page.getByRole('button', { name: 'Login' }).click();
+  // The password step answers as for any account; the review notice comes only after the code.
+  await loginThroughUi(page, u.email, u.password);
   await expect(page.getByText(UNDER_REVIEW).first()).toBeVisible();
   await expect(page).toHaveURL(/\/login/);
 
   const admin = await signInViaApi('admin@e2e.medshare', 'E2e-admin-passphrase-1');
-  const res = await fetch(`http://localhost:8181/api/users?search=${u.username}`, {
+  const res = await fetch(`${E2E.baseUrl}/api/users?search=${u.username}`, {
     headers: { authorization: `Bearer ${admin.token}` },
   });
   const id = ((await res.json()) as { data: Array<{ id: string }> }).data[0]!.id;
@@ -96,7 +96,7 @@ test('reset password by the mailed link', async ({ page }) => {
   const u = uniqueUser('patient');
   await registerViaApi(u);
   const before = mailCount(u.email);
-  await fetch('http://localhost:8181/api/auth/forgot-password', {
+  await fetch(`${E2E.baseUrl}/api/auth/forgot-password`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ email: u.email }),
@@ -111,7 +111,7 @@ test('reset password by the mailed link', async ({ page }) => {
   await expect(page).toHaveURL(/\/view-images/, { timeout: 10_000 });
 });
 
-test('five wrong codes lock the code; even the right one is then refused', async ({ page }) => {
+test('five wrong codes lock the code and end the sign-in; the password starts a new one', async ({ page }) => {
   const u = uniqueUser('patient');
   await registerViaApi(u);
   const before = mailCount(u.email);
@@ -126,12 +126,20 @@ test('five wrong codes lock the code; even the right one is then refused', async
     await enterCode(page, wrong);
     await page.getByRole('button', { name: 'Verify' }).click();
     await expect(
-      page.getByText(i < 4 ? 'Invalid or expired code' : 'Too many wrong codes. Request a new code.').first(),
+      page
+        .getByText(i < 4 ? 'Invalid or expired code' : 'Too many wrong codes. Sign in again to get a new code.')
+        .first(),
     ).toBeVisible();
     await page.locator('.Toastify__toast').first().waitFor({ state: 'visible' });
   }
-  await enterCode(page, right);
-  await page.getByRole('button', { name: 'Verify' }).click();
-  await expect(page.getByText('Too many wrong codes. Request a new code.').first()).toBeVisible();
-  await expect(page).toHaveURL(/\/verify-account/);
+  await expect(page).toHaveURL(/\/login/, { timeout: 10_000 });
+  // The right code of the locked sign-in stays refused.
+  const late = await fetch(`${E2E.baseUrl}/api/auth/confirm`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email: u.email, code: right }),
+  });
+  expect(late.status).toBe(429);
+  await loginThroughUi(page, u.email, u.password);
+  await expect(page).toHaveURL(/\/view-images/, { timeout: 10_000 });
 });

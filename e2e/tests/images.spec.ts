@@ -3,7 +3,7 @@ import { type Browser, type Page, expect, test } from '@playwright/test';
 import { fileURLToPath } from 'node:url';
 import { approveViaApi, registerViaApi, uniqueUser } from '../support/api.ts';
 import { mailCount, waitForShareMail } from '../support/mail.ts';
-import { loginThroughUi, screenshot } from '../support/ui.ts';
+import { signInWithSession, screenshot } from '../support/ui.ts';
 
 const PHOTO = fileURLToPath(new URL('../../server/test/fixtures/other/photo_hopper_portrait.jpg', import.meta.url));
 
@@ -17,7 +17,7 @@ async function expectAccessible(page: Page) {
 async function signedInPage(browser: Browser, email: string, password: string, width = 1280): Promise<Page> {
   const context = await browser.newContext({ viewport: { width, height: width > 800 ? 900 : 844 } });
   const page = await context.newPage();
-  await loginThroughUi(page, email, password);
+  await signInWithSession(page, email, password);
   await expect(page).not.toHaveURL(/verify-account/, { timeout: 10_000 });
   return page;
 }
@@ -90,7 +90,9 @@ test('upload for a patient with progress, verify by mail code, share with a prov
   ).toBeVisible();
   await expect(own.getByRole('img', { name: `Preview of ${caption}` })).toBeVisible({ timeout: 15_000 });
   for (const name of ['View', 'Share', 'Ai'])
-    await expect(own.getByRole('button', { name }).or(own.getByRole('link', { name }))).toBeVisible();
+    await expect(
+      own.getByRole('button', { name, exact: true }).or(own.getByRole('link', { name, exact: true })),
+    ).toBeVisible();
   await expect(doc.getByText('1 / 1')).toBeVisible();
   await expect(doc.getByRole('button', { name: 'Previous page' })).toBeDisabled();
   await expect(doc.getByRole('button', { name: 'Next page' })).toBeDisabled();
@@ -124,10 +126,14 @@ test('upload for a patient with progress, verify by mail code, share with a prov
 
   // --- The provider shares with a colleague, who verifies with the mailed code.
   await doc.reload();
-  await own.getByRole('button', { name: 'Share' }).click();
+  await own.getByRole('button', { name: 'Share', exact: true }).click();
   const shareDialog = doc.getByRole('dialog');
   await shareDialog.getByLabel('Search users by name').fill(colleague.lastname);
-  await shareDialog.getByRole('button', { name: new RegExp(colleague.lastname) }).click();
+  // The search is debounced: pick from the list once it holds only the match, and see it picked.
+  const found = shareDialog.getByRole('list', { name: 'Users to share with' }).getByRole('button');
+  await expect(found).toHaveCount(1);
+  await found.click();
+  await expect(shareDialog.getByText(`Share with ${colleague.firstname} ${colleague.lastname}`)).toBeVisible();
   await expect(shareDialog.getByText('Health Provider').first()).toBeVisible();
   await screenshot(doc, 'share-dialog');
   await expectAccessible(doc);
@@ -153,7 +159,7 @@ test('upload for a patient with progress, verify by mail code, share with a prov
   await doc.goto('/view-images');
 
   // --- The provider revokes the colleague's share: the colleague loses the content.
-  await own.getByRole('button', { name: 'Share' }).click();
+  await own.getByRole('button', { name: 'Share', exact: true }).click();
   await shareDialog
     .getByRole('button', { name: `Revoke share with ${colleague.firstname} ${colleague.lastname}` })
     .click();

@@ -2,7 +2,7 @@ import { AxeBuilder } from '@axe-core/playwright';
 import { type Browser, type Page, expect, test } from '@playwright/test';
 import { approveViaApi, registerViaApi, signInViaApi, uniqueUser } from '../support/api.ts';
 import { E2E } from '../support/env.ts';
-import { loginThroughUi, screenshot } from '../support/ui.ts';
+import { signInWithSession, screenshot } from '../support/ui.ts';
 
 /** axe-core: no serious or critical violation on the page as it stands. */
 async function expectAccessible(page: Page) {
@@ -27,7 +27,7 @@ async function seedPatient() {
 async function openMessages(browser: Browser, u: ReturnType<typeof uniqueUser>, width: number) {
   const context = await browser.newContext({ viewport: { width, height: width > 800 ? 900 : 844 } });
   const page = await context.newPage();
-  await loginThroughUi(page, u.email, u.password);
+  await signInWithSession(page, u.email, u.password);
   await expect(page).toHaveURL(u.role === 'patient' ? /\/view-images/ : /\/dashboard/, { timeout: 10_000 });
   await page.goto('/messages');
   await expect(page.getByRole('heading', { name: 'Messages', level: 1 })).toBeVisible();

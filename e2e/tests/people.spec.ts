@@ -2,7 +2,7 @@ import { AxeBuilder } from '@axe-core/playwright';
 import { type Locator, type Page, expect, test } from '@playwright/test';
 import { approveViaApi, registerViaApi, uniqueUser } from '../support/api.ts';
 import { E2E } from '../support/env.ts';
-import { loginThroughUi, screenshot } from '../support/ui.ts';
+import { signInWithSession, screenshot } from '../support/ui.ts';
 
 /** axe-core: no serious or critical violation on the page as it stands. */
 async function expectAccessible(page: Page) {
@@ -36,7 +36,7 @@ async function captureBothWidths(page: Page, name: string) {
 }
 
 async function loginAdmin(page: Page) {
-  await loginThroughUi(page, E2E.admin.email, E2E.admin.password);
+  await signInWithSession(page, E2E.admin.email, E2E.admin.password);
   await expect(page).toHaveURL(/\/dashboard/, { timeout: 10_000 });
 }
 
@@ -72,13 +72,13 @@ test('an admin approves a pending provider from the users table and the provider
 
   const providerContext = await browser.newContext();
   const providerPage = await providerContext.newPage();
-  await loginThroughUi(providerPage, provider.email, provider.password);
+  await signInWithSession(providerPage, provider.email, provider.password);
   await expect(providerPage).toHaveURL(/\/dashboard/, { timeout: 10_000 });
   await expect(providerPage.getByRole('heading', { level: 1, name: `Welcome, ${name}` })).toBeVisible();
   await providerContext.close();
 });
 
-test('the admin dashboard lists pending providers and Approve takes one off the list', async ({ page }) => {
+test('the admin dashboard lists pending providers and Activate takes one off the list', async ({ page }) => {
   await registerViaApi(uniqueUser('healthProvider'));
   await loginAdmin(page);
   await page.getByRole('link', { name: 'Admin Dashboard' }).first().click();
@@ -90,10 +90,10 @@ test('the admin dashboard lists pending providers and Approve takes one off the 
   await captureBothWidths(page, 'admin-dashboard');
 
   await page
-    .getByRole('button', { name: /^Approve / })
+    .getByRole('button', { name: /^Activate / })
     .first()
     .click();
-  await expect(page.getByText(/ approved$/)).toBeVisible();
+  await expect(page.getByText(/ activated$/)).toBeVisible();
   await expect(waiting).toHaveText(`${before - 1} waiting`);
 });
 
@@ -101,7 +101,7 @@ test('a provider edits their profile and sees "Profile updated successfully!"', 
   const provider = uniqueUser('healthProvider');
   const id = await registerViaApi(provider);
   await approveViaApi(id);
-  await loginThroughUi(page, provider.email, provider.password);
+  await signInWithSession(page, provider.email, provider.password);
   await expect(page).toHaveURL(/\/dashboard/, { timeout: 10_000 });
   await expect(page.getByRole('table')).toBeVisible();
   await expect(page.getByRole('columnheader', { name: 'Active' })).toHaveCount(0);
@@ -143,7 +143,7 @@ test('an admin deactivates a signed-in patient, who is sent to /login on their n
 
   const patientContext = await browser.newContext();
   const patientPage = await patientContext.newPage();
-  await loginThroughUi(patientPage, patient.email, patient.password);
+  await signInWithSession(patientPage, patient.email, patient.password);
   await expect(patientPage).toHaveURL(/\/view-images/, { timeout: 10_000 });
 
   await loginAdmin(page);
@@ -169,7 +169,7 @@ test('an admin deactivates a signed-in patient, who is sent to /login on their n
 test('a user deletes their own account and can no longer sign in', async ({ page }) => {
   const patient = uniqueUser('patient');
   await registerViaApi(patient);
-  await loginThroughUi(page, patient.email, patient.password);
+  await signInWithSession(page, patient.email, patient.password);
   await expect(page).toHaveURL(/\/view-images/, { timeout: 10_000 });
   await page.goto('/profile');
   await page.getByRole('button', { name: 'Delete my account' }).click();

@@ -2,7 +2,7 @@ import { type Browser, type Page, expect, test } from '@playwright/test';
 import { readFileSync } from 'node:fs';
 import { approveViaApi, registerViaApi, signInViaApi, uniqueUser } from '../support/api.ts';
 import { E2E } from '../support/env.ts';
-import { loginThroughUi, screenshot } from '../support/ui.ts';
+import { signInWithSession, screenshot } from '../support/ui.ts';
 
 /**
  * Stored XSS: hostile text goes in through the API wherever a person can type free text, then every
@@ -95,7 +95,7 @@ async function signedIn(browser: Browser, email: string, password: string, landi
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
   const page = await context.newPage();
   const w = await watch(page);
-  await loginThroughUi(page, email, password);
+  await signInWithSession(page, email, password);
   await expect(page).toHaveURL(landing, { timeout: 10_000 });
   return { page, w };
 }
@@ -119,7 +119,7 @@ test('stored XSS payloads are shown as text on every screen and never run', asyn
   const doctorId = await registerViaApi(doctor);
   await approveViaApi(doctorId);
   const patientId = await registerViaApi(patient);
-  // A provider left pending: the admin dashboard lists it and the approval toast names it.
+  // A provider left pending: the admin dashboard lists it and the activation toast names it.
   const pending = { ...uniqueUser('healthProvider'), firstname: P.script, lastname: `${P.js} ${tag}` };
   await registerViaApi(pending);
   const pendingName = `${pending.firstname} ${pending.lastname}`;
@@ -175,14 +175,14 @@ test('stored XSS payloads are shown as text on every screen and never run', asyn
   await expectInert(a.page, a.w, 'dashboard users table (pending provider)', [pendingName]);
 
   await a.page.goto('/admin-dashboard');
-  const waiting = a.page.getByRole('list', { name: 'Providers awaiting approval' });
+  const waiting = a.page.getByRole('list', { name: 'Providers awaiting activation' });
   await expect(waiting).toBeVisible();
   // The card previews the five oldest pending providers; earlier specs of a full run may fill it.
-  const approve = waiting.getByRole('button', { name: `Approve ${pendingName}` });
-  if ((await approve.count()) > 0) {
+  const activate = waiting.getByRole('button', { name: `Activate ${pendingName}` });
+  if ((await activate.count()) > 0) {
     await expectInert(a.page, a.w, 'admin dashboard (pending providers)', [pendingName]);
-    await approve.click();
-    await expectInert(a.page, a.w, 'approval toast', [`${pendingName} approved`]);
+    await activate.click();
+    await expectInert(a.page, a.w, 'activation toast', [`${pendingName} activated`]);
   } else {
     await expectInert(a.page, a.w, 'admin dashboard', []);
     test.info().annotations.push({ type: 'note', description: 'pending provider not in the preview of five' });

@@ -17,15 +17,25 @@ import { createTokenSigner } from './modules/auth/tokens.ts';
 import { createDicomEngine } from './modules/dicom/dicom-engine.ts';
 import { createDicomPool } from './modules/dicom/dicom-pool.ts';
 import { createDicomService } from './modules/dicom/dicom.service.ts';
-import { createImagesService } from './modules/images/images.service.ts';
+import { createDimseReceiver } from './modules/dicom/dimse.ts';
+import { createIngest } from './modules/dicom/ingest.ts';
+import { createIngestRepository } from './modules/dicom/ingest.repository.ts';
+import { createStowService } from './modules/dicom/stow.service.ts';
+import { createStudyCopies } from './modules/dicom/study-copies.ts';
+import { type ImagesService, createImagesService } from './modules/images/images.service.ts';
 import { createMessagesService } from './modules/messages/messages.service.ts';
 import { createRolesRepository } from './modules/roles/roles.repository.ts';
 import { createRolesService } from './modules/roles/roles.service.ts';
 import { createSettingsRepository } from './modules/settings/settings.repository.ts';
-import { createSettingsService } from './modules/settings/settings.service.ts';
-import { createSharingService } from './modules/sharing/sharing.service.ts';
+import { type SettingsService, createSettingsService } from './modules/settings/settings.service.ts';
+import { createPatientShares } from './modules/sharing/patient-share.ts';
+import { type SharingService, createSharingService } from './modules/sharing/sharing.service.ts';
+import { createExternalSharesService } from './modules/external-shares/external-shares.service.ts';
+import { createLinkCredentials } from './modules/external-shares/link-credential.ts';
+import { createStudiesService } from './modules/studies/studies.service.ts';
+import { userAccounts } from './modules/users/accounts.ts';
 import { type UserDeletedHook, createUsersService } from './modules/users/users.service.ts';
-import { createRealtime } from './realtime/realtime.ts';
+import { type Realtime, createRealtime } from './realtime/realtime.ts';
 import { createEncryptedStore } from './storage/encrypted-store.ts';
 import { createStorage } from './storage/index.ts';
 
@@ -38,20 +48,46 @@ export async function createAppContext(config: Config, log: Logger) {
   const mailer: Mailer = createMailer(config.mail, log);
   const db = database.db;
 
-  // The audit listing reads the display time zone lazily: settings itself audits through `audit`.
+  // Services are built in dependency order. The one way back to a service built later (settings,
+  // realtime, images): a callback that reads it from `built` when called, after construction.
+  const later: { settings?: SettingsService; realtime?: Realtime; images?: ImagesService; sharing?: SharingService } =
+    {};
+  const built = <K extends keyof typeof later>(name: K): NonNullable<(typeof later)[K]> => {
+    const service = later[name];
+    if (!service) throw new Error(`${name} is used before createAppContext built it`);
+    return service as NonNullable<(typeof later)[K]>;
+  };
+
+  // The audit listing shows times in the display time zone; settings itself audits through `audit`.
   const audit = createAuditService({
     repo: createAuditRepository(db),
     log,
-    timeZone: async () => (await settings.effective()).displayTimeZone,
+    timeZone: async () => (await built('settings').effective()).displayTimeZone,
   });
   const settings = createSettingsService({ repo: createSettingsRepository(db), audit });
+  later.settings = settings;
   const tokens = createTokenSigner(config.jwtSecret);
   const publicUrl = (config.publicUrl ?? `http://localhost:${config.port}`).replace(/\/$/, '');
-  const onSessionsRevoked: Array<(userId: string) => void> = [];
-  const auth = createAuthService({ db, hasher, mailer, audit, settings, tokens, log, publicUrl, onSessionsRevoked });
-  // Modules that keep data about a user (images, shares) push a hook here; it runs inside the deleting transaction.
-  const userEvents = { onUserDeleted: [] as UserDeletedHook[] };
-  // Image counts for the dashboards: wire with users.useImageProviders({ imageStats, uploadsPerDay }).
+  const auth = createAuthService({
+    db,
+    hasher,
+    mailer,
+    audit,
+    settings,
+    tokens,
+    accounts: userAccounts,
+    log,
+    publicUrl,
+    // Live streams of a user end at once rather than at their next check.
+    onSessionsRevoked: [(userId) => built('realtime').bus.publish({ type: 'sessions', userIds: [userId] })],
+  });
+  // Modules that keep data about a user (images, shares) run inside the deleting transaction; tests may add hooks.
+  const userEvents = {
+    onUserDeleted: [
+      (event, trx) => built('images').onUserDeleted(event, trx),
+      (event, trx) => built('sharing').onUserDeleted(event, trx),
+    ] as UserDeletedHook[],
+  };
   const users = createUsersService({
     db,
     audit,
@@ -61,11 +97,14 @@ export async function createAppContext(config: Config, log: Logger) {
     publicUrl,
     revokeSessions: auth.revokeUserSessions,
     onUserDeleted: userEvents.onUserDeleted,
+    // Image counts for the dashboards.
+    imageStats: (actor) => built('images').stats(actor),
+    uploadsPerDay: (q) => built('images').uploadsPerDay(q),
   });
   const roles = createRolesService({ repo: createRolesRepository(db) });
 
   const realtime = await createRealtime({ db, redisUrl: config.redisUrl, log });
-  onSessionsRevoked.push((userId) => realtime.bus.publish({ type: 'sessions', userIds: [userId] }));
+  later.realtime = realtime;
   const messageEncryption = await createFieldEncryption({ db, masterKey: config.masterKey, purpose: 'messages' });
   const messages = createMessagesService({
     db,
@@ -84,20 +123,40 @@ export async function createAppContext(config: Config, log: Logger) {
     intervalMinutes: config.storage.sweepIntervalMinutes,
   };
   // DICOM: parsing, rendering and de-identification in worker threads (time-limited), never on the request path.
-  const dicomEngine = createDicomEngine({ pool: createDicomPool({ log }), masterKey: config.masterKey });
+  const dicomEngine = createDicomEngine({
+    pool: createDicomPool({ log, ...(config.dicomWorkers ? { size: config.dicomWorkers } : {}) }),
+    masterKey: config.masterKey,
+  });
   const images = createImagesService({
     db,
     store,
     hasher,
-    mailer,
     audit,
     settings,
     log,
-    publicUrl,
     sweep,
     dicom: dicomEngine,
+    // The patient's own share of an upload: the sharing module's rules, run in the upload's statement.
+    patientShares: createPatientShares({ db, mailer, settings, publicUrl }),
   });
   const dicom = createDicomService({ db, store, engine: dicomEngine, images, audit, log, publicUrl });
+  // STOW-RS and the DIMSE receiver hand each instance to the upload pipeline (dicom/ingest.ts).
+  const ingestRepo = createIngestRepository(db);
+  const ingest = createIngest({ images, log });
+  const stow = createStowService({ ingest, settings, repo: ingestRepo, publicUrl, log });
+  // The DIMSE receiver (C-ECHO, C-STORE SCP) when DIMSE_PORT is set; main.ts starts it, close() stops it.
+  const dimse =
+    config.dimse.port === null
+      ? null
+      : createDimseReceiver({
+          config: config.dimse,
+          ingest,
+          repo: ingestRepo,
+          patientKeyOf: dicomEngine.patientKeyOf,
+          permissionsOf: auth.permissionsOf,
+          audit,
+          log,
+        });
   const sharing = createSharingService({
     db,
     images,
@@ -108,12 +167,30 @@ export async function createAppContext(config: Config, log: Logger) {
     log,
     publicUrl,
     deidentify: dicom.deidentifiedCopyFor,
+    // A de-identified study share: fresh copies of every image, UIDs mapped under the share's id.
+    studyCopies: createStudyCopies({ store, engine: dicomEngine, images, log }),
   });
-  users.useImageProviders({ imageStats: images.stats, uploadsPerDay: images.uploadsPerDay });
-  userEvents.onUserDeleted.push(images.onUserDeleted);
+  later.images = images;
+  later.sharing = sharing;
+  // Studies: the DICOM images of one Study Instance UID the caller may see; shared whole through sharing.
+  const studies = createStudiesService({ db, store, audit, sharing, log });
+  // Links for people without an account (`docs/architecture.md` › Sharing with someone without an account).
+  const externalShares = createExternalSharesService({
+    db,
+    images,
+    hasher,
+    mailer,
+    audit,
+    settings,
+    credentials: createLinkCredentials(config.jwtSecret),
+    log,
+    publicUrl,
+    deidentify: dicom.deidentifiedCopyFor,
+  });
   images.startJobs();
 
-  // AI analysis (DESIGN §10): results sealed under their own field key; the provider ANALYSIS_PROVIDER names.
+  // AI analysis (`docs/architecture.md` › AI analysis): results sealed under their own field key; the
+  // provider ANALYSIS_PROVIDER names.
   const analysisEncryption = await createFieldEncryption({ db, masterKey: config.masterKey, purpose: 'analysis' });
   const analysis = createAnalysisService({
     db,
@@ -125,7 +202,21 @@ export async function createAppContext(config: Config, log: Logger) {
     log,
   });
 
-  const services = { audit, settings, auth, users, messages, roles, images, sharing, dicom, analysis };
+  const services = {
+    audit,
+    settings,
+    auth,
+    users,
+    messages,
+    roles,
+    images,
+    sharing,
+    studies,
+    externalShares,
+    dicom,
+    stow,
+    analysis,
+  };
   const hooks: AuthHooks = createAuthHooks(auth);
 
   return {
@@ -138,7 +229,10 @@ export async function createAppContext(config: Config, log: Logger) {
     hooks,
     userEvents,
     realtime,
+    dimse,
     async close() {
+      // Associations first: the instances they are storing need the database and the store.
+      await dimse?.stop();
       // Reset mails are sent after answering; let them finish before the database closes.
       await auth.settled();
       await images.close();

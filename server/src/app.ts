@@ -22,22 +22,29 @@ import { tooManyRequests } from './errors.ts';
 import { registerErrorHandler } from './http/error-handler.ts';
 import { loggerOptions } from './http/logger.ts';
 import { refuseNulCharacters } from './http/no-nul.ts';
-import { registerMetrics } from './http/metrics.ts';
+import { registerRefusalAudit } from './http/refusal-audit.ts';
+import { type Metrics, registerMetrics } from './http/metrics.ts';
+import { capConnectionsPerAddress, limitSlowBodies, serverTimeouts } from './http/slow-clients.ts';
 import { sharedRateLimitStore } from './http/rate-limit-store.ts';
 import { authRoutes } from './modules/auth/auth.routes.ts';
 import { analysisRoutes } from './modules/analysis/analysis.routes.ts';
 import { auditRoutes } from './modules/audit/audit.routes.ts';
 import { dicomMetadataRoutes, dicomwebRoutes } from './modules/dicom/dicom.routes.ts';
+import { stowRoutes } from './modules/dicom/stow.routes.ts';
 import { imagesRoutes } from './modules/images/images.routes.ts';
 import { messagesRoutes } from './modules/messages/messages.routes.ts';
 import { rolesRoutes } from './modules/roles/roles.routes.ts';
 import { settingsRoutes } from './modules/settings/settings.routes.ts';
 import { sharingRoutes } from './modules/sharing/sharing.routes.ts';
+import { studiesRoutes } from './modules/studies/studies.routes.ts';
+import { externalLinkRoutes, externalSharesRoutes } from './modules/external-shares/external-shares.routes.ts';
 import { adminRoutes, usersRoutes } from './modules/users/users.routes.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
     ctx: AppContext;
+    /** Served by main.ts on METRICS_PORT (http/metrics.ts), never on the public port. */
+    metrics: Metrics;
   }
 }
 
@@ -50,7 +57,9 @@ export async function buildApp(config: Config, options: { logStream?: Writable }
     logger: options.logStream ? { ...loggerOptions(config), stream: options.logStream } : loggerOptions(config),
     trustProxy: config.trustProxy,
     bodyLimit: 1024 * 1024,
-    // Field names and message texts of the spec use these; the ids come from our own UUIDs.
+    // Slow clients (headers, bodies, idle keep-alive) must not hold sockets: docs/security.md.
+    ...serverTimeouts(config.http),
+    // Field names and message texts of the product use these; the ids come from our own UUIDs.
     routerOptions: { maxParamLength: 200 },
     ajv: undefined,
   }).withTypeProvider<ZodTypeProvider>();
@@ -63,7 +72,18 @@ export async function buildApp(config: Config, options: { logStream?: Writable }
   app.addHook('onClose', async () => ctx.close());
 
   registerErrorHandler(app);
+  registerRefusalAudit(app, ctx.services.audit);
   refuseNulCharacters(app);
+  capConnectionsPerAddress(app.server, config.http.maxConnectionsPerIp);
+  limitSlowBodies(app, config.http);
+  // API answers carry PHI: no browser or proxy may keep a copy, whichever path answered (route,
+  // error handler, 404, rate limiter). Content answers already say 'private, no-store'.
+  app.addHook('onSend', async (request, reply, payload) => {
+    if (isApiPath(request.url) && !String(reply.getHeader('cache-control') ?? '').includes('no-store')) {
+      reply.header('cache-control', 'no-store');
+    }
+    return payload;
+  });
 
   await app.register(helmet, {
     enableCSPNonces: true,
@@ -119,7 +139,7 @@ export async function buildApp(config: Config, options: { logStream?: Writable }
       info: {
         title: 'MedShare API',
         version: '1.0.0',
-        description: 'Secure medical image sharing. Envelope and errors per DESIGN §4.',
+        description: 'Secure medical image sharing. Envelope and errors per docs/architecture.md › API conventions.',
       },
       components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } },
     },
@@ -127,7 +147,11 @@ export async function buildApp(config: Config, options: { logStream?: Writable }
   });
   await app.register(swaggerUi, { routePrefix: '/api/docs', staticCSP: true });
 
-  registerMetrics(app);
+  app.decorate('metrics', registerMetrics(app));
+  // Not here: on METRICS_PORT only. Without this route the SPA fallback would answer it with a page.
+  app.get('/metrics', { schema: { hide: true } }, async (_request, reply) =>
+    reply.status(404).send({ success: false, code: 'not_found', message: 'Route GET /metrics not found' }),
+  );
 
   app.get('/api/health', { schema: { tags: ['health'], summary: 'The process is up' } }, async () => ({
     success: true,
@@ -163,8 +187,12 @@ export async function buildApp(config: Config, options: { logStream?: Writable }
   await app.register(messagesRoutes(ctx), { prefix: '/api/message' });
   await app.register(imagesRoutes(ctx), { prefix: '/api' });
   await app.register(sharingRoutes(ctx), { prefix: '/api/sharing' });
+  await app.register(studiesRoutes(ctx), { prefix: '/api/studies' });
+  await app.register(externalSharesRoutes(ctx), { prefix: '/api/external-shares' });
+  await app.register(externalLinkRoutes(ctx), { prefix: '/api/external' });
   await app.register(dicomMetadataRoutes(ctx), { prefix: '/api' });
   await app.register(dicomwebRoutes(ctx), { prefix: '/api/dicomweb' });
+  await app.register(stowRoutes(ctx), { prefix: '/api/dicomweb' });
   await app.register(analysisRoutes(ctx), { prefix: '/api/analysis' });
 
   await registerWebApp(app, config.webDist ?? DEFAULT_WEB_DIST);
@@ -197,11 +225,15 @@ async function registerWebApp(app: FastifyInstance, dist: string) {
   app.get('/', { schema: { hide: true } }, (_request, reply) => sendIndex(reply));
   app.get('/*', { schema: { hide: true } }, (request, reply) => {
     const path = request.url.split('?')[0]!;
-    if (path.startsWith('/api/') || path === '/api') {
+    if (isApiPath(path)) {
       return reply
         .status(404)
         .send({ success: false, code: 'not_found', message: `Route ${request.method} ${path} not found` });
     }
     return sendIndex(reply);
   });
+}
+
+function isApiPath(url: string): boolean {
+  return url === '/api' || url.startsWith('/api/') || url.startsWith('/api?');
 }

@@ -4,6 +4,9 @@ import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import type { S3Settings } from './storage/s3-storage.ts';
 
+/** PS3.5 AE title: up to 16 characters of the default repertoire, no backslash or control character. */
+const AE_TITLE = /^[\x20-\x5b\x5d-\x7e]{1,16}$/;
+
 const EnvSchema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
@@ -24,6 +27,14 @@ const EnvSchema = z.object({
   REDIS_URL: z.string().url().optional(),
   PUBLIC_URL: z.string().url().optional(),
   TRUST_PROXY: z.stringbool().default(false),
+  HTTP_HEADERS_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(15_000),
+  HTTP_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
+  HTTP_UPLOAD_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).default(300_000),
+  HTTP_BODY_IDLE_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(10_000),
+  HTTP_KEEP_ALIVE_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(72_000),
+  HTTP_MAX_CONNECTIONS_PER_IP: z.coerce.number().int().min(0).max(100_000).optional(),
+  METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+  METRICS_HOST: z.string().default('127.0.0.1'),
   RATE_LIMIT_AUTH_PER_MINUTE: z.coerce.number().int().min(1).default(20),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   WEB_DIST: z.string().optional(),
@@ -32,6 +43,35 @@ const EnvSchema = z.object({
   OPENAI_API_KEY: z.string().optional(),
   OPENAI_MODEL: z.string().optional(),
   ANALYSIS_TIMEOUT_MS: z.coerce.number().int().min(1_000).max(600_000).default(60_000),
+  DICOM_WORKERS: z.coerce.number().int().min(1).max(32).optional(),
+  DIMSE_PORT: z.coerce.number().int().min(1).max(65535).optional(),
+  DIMSE_AE_TITLE: z
+    .string()
+    .trim()
+    .regex(AE_TITLE, 'must be 1 to 16 printable characters without a backslash')
+    .default('MEDSHARE'),
+  DIMSE_ALLOWED_AES: z
+    .string()
+    .default('[]')
+    .transform((text, ctx) => {
+      try {
+        return JSON.parse(text) as unknown;
+      } catch {
+        ctx.addIssue({ code: 'custom', message: 'must be JSON: [{"ae":"ORTHANC","provider":"dr@example.org"}]' });
+        return z.NEVER;
+      }
+    })
+    .pipe(
+      z.array(
+        z.strictObject({
+          ae: z.string().trim().regex(AE_TITLE, 'an AE title: 1 to 16 printable characters without a backslash'),
+          provider: z.email(),
+        }),
+      ),
+    ),
+  DIMSE_TLS_KEY: z.string().optional(),
+  DIMSE_TLS_CERT: z.string().optional(),
+  DIMSE_TLS_CA: z.string().optional(),
   S3_ENDPOINT: z.string().url().optional(),
   S3_REGION: z.string().default('us-east-1'),
   S3_BUCKET: z.string().optional(),
@@ -57,12 +97,44 @@ export interface Config {
   redisUrl: string | null;
   publicUrl: string | null;
   trustProxy: boolean;
+  /**
+   * Slow-client limits (docs/security.md, Connections and timeouts): headers must arrive within
+   * headersTimeoutMs; a whole request within requestTimeoutMs (uploadTimeoutMs for the upload
+   * route); a body that sends no byte for bodyIdleTimeoutMs is cut; one address holds at most
+   * maxConnectionsPerIp sockets (0: no cap).
+   */
+  http: {
+    headersTimeoutMs: number;
+    requestTimeoutMs: number;
+    uploadTimeoutMs: number;
+    bodyIdleTimeoutMs: number;
+    keepAliveTimeoutMs: number;
+    maxConnectionsPerIp: number;
+  };
+  /** Prometheus metrics on their own listener (never the public port); null port: not served. */
+  metrics: { port: number | null; host: string };
+  /** DICOM worker threads (null: 2-4 by the cores, dicom-pool.ts). */
+  dicomWorkers: number | null;
+  /**
+   * The DIMSE receiver (C-ECHO and C-STORE SCP, `docs/security.md` › DICOM networking: STOW-RS and
+   * DIMSE): off when port is null; each calling AE title allowed stores as the provider account
+   * named by e-mail; TLS (PEM files read at start) when key and cert are given.
+   */
+  dimse: {
+    port: number | null;
+    aeTitle: string;
+    allowed: Array<{ ae: string; provider: string }>;
+    tls: { key: Buffer; cert: Buffer; ca: Buffer | null } | null;
+  };
   logLevel: Env['LOG_LEVEL'];
   webDist: string | null;
   /** Rate limits can be raised in tests that drive many requests from one address. */
   rateLimits: { authPerMinute: number };
   argon2: { memoryCost: number; timeCost: number };
-  /** AI analysis (DESIGN §10): which provider runs, and the OpenAI-compatible endpoint when it is 'openai'. */
+  /**
+   * AI analysis (`docs/architecture.md` › AI analysis): which provider runs, and the OpenAI-compatible
+   * endpoint when it is 'openai'.
+   */
   analysis: {
     provider: Env['ANALYSIS_PROVIDER'];
     baseUrl: string | null;
@@ -101,7 +173,25 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     if (!env.OPENAI_BASE_URL) problems.push('  OPENAI_BASE_URL: required with ANALYSIS_PROVIDER=openai');
     if (!env.OPENAI_MODEL) problems.push('  OPENAI_MODEL: required with ANALYSIS_PROVIDER=openai');
   }
+  if (env.HTTP_HEADERS_TIMEOUT_MS > env.HTTP_REQUEST_TIMEOUT_MS)
+    problems.push('  HTTP_HEADERS_TIMEOUT_MS: must not exceed HTTP_REQUEST_TIMEOUT_MS');
+  if (env.HTTP_REQUEST_TIMEOUT_MS > env.HTTP_UPLOAD_TIMEOUT_MS)
+    problems.push('  HTTP_REQUEST_TIMEOUT_MS: must not exceed HTTP_UPLOAD_TIMEOUT_MS');
   if (env.STORAGE_DRIVER === 's3' && !env.S3_BUCKET) problems.push('  S3_BUCKET: required with STORAGE_DRIVER=s3');
+  if (!env.DIMSE_TLS_KEY !== !env.DIMSE_TLS_CERT)
+    problems.push('  DIMSE_TLS_KEY, DIMSE_TLS_CERT: give both (PEM files) for DIMSE over TLS, or neither');
+  const pem = (name: string, path: string | undefined) => {
+    if (!path) return null;
+    try {
+      return readFileSync(path);
+    } catch {
+      problems.push(`  ${name}: cannot read ${path}`);
+      return null;
+    }
+  };
+  const tlsKey = pem('DIMSE_TLS_KEY', env.DIMSE_TLS_KEY);
+  const tlsCert = pem('DIMSE_TLS_CERT', env.DIMSE_TLS_CERT);
+  const tlsCa = pem('DIMSE_TLS_CA', env.DIMSE_TLS_CA);
   if (problems.length) throw new ConfigError(`Invalid environment:\n${problems.join('\n')}`);
 
   const logCodes = env.NODE_ENV !== 'production';
@@ -125,6 +215,25 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     redisUrl: env.REDIS_URL ?? null,
     publicUrl: env.PUBLIC_URL ?? null,
     trustProxy: env.TRUST_PROXY,
+    http: {
+      headersTimeoutMs: env.HTTP_HEADERS_TIMEOUT_MS,
+      requestTimeoutMs: env.HTTP_REQUEST_TIMEOUT_MS,
+      uploadTimeoutMs: env.HTTP_UPLOAD_TIMEOUT_MS,
+      bodyIdleTimeoutMs: env.HTTP_BODY_IDLE_TIMEOUT_MS,
+      keepAliveTimeoutMs: env.HTTP_KEEP_ALIVE_TIMEOUT_MS,
+      // 256: a hospital behind one NAT address (a few dozen browsers, ~6 sockets and a stream each)
+      // must pass. Behind a proxy every socket comes from the proxy's address: the cap belongs at
+      // the proxy (deploy/medshare-proxy.conf: limit_conn), so it is off unless set explicitly.
+      maxConnectionsPerIp: env.HTTP_MAX_CONNECTIONS_PER_IP ?? (env.TRUST_PROXY ? 0 : 256),
+    },
+    metrics: { port: env.METRICS_PORT ?? null, host: env.METRICS_HOST },
+    dicomWorkers: env.DICOM_WORKERS ?? null,
+    dimse: {
+      port: env.DIMSE_PORT ?? null,
+      aeTitle: env.DIMSE_AE_TITLE,
+      allowed: env.DIMSE_ALLOWED_AES,
+      tls: tlsKey && tlsCert ? { key: tlsKey, cert: tlsCert, ca: tlsCa } : null,
+    },
     logLevel: env.LOG_LEVEL,
     webDist: env.WEB_DIST ?? null,
     rateLimits: { authPerMinute: env.RATE_LIMIT_AUTH_PER_MINUTE },

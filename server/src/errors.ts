@@ -30,6 +30,8 @@ export const forbidden = (message = 'You are not allowed to do this') => new App
 export const notFound = (message = 'Not found') => new AppError(404, 'not_found', message);
 export const conflict = (message: string, errors?: FieldError[]) => new AppError(409, 'conflict', message, { errors });
 export const tooLarge = (message: string) => new AppError(413, 'too_large', message);
+/** No representation the client accepts can be produced (content negotiation, e.g. a DICOM transfer syntax). */
+export const notAcceptable = (message: string) => new AppError(406, 'not_acceptable', message);
 export const unsupportedType = (message: string) => new AppError(415, 'unsupported_type', message);
 export const tooManyRequests = (message: string, retryAfterSeconds?: number) =>
   new AppError(429, 'rate_limited', message, {
@@ -37,3 +39,23 @@ export const tooManyRequests = (message: string, retryAfterSeconds?: number) =>
   });
 export const unavailable = (message = 'A service this request needs is unavailable. Try again shortly.') =>
   new AppError(503, 'unavailable', message);
+
+/** The message of whatever was thrown (a rejection may carry a non-Error). */
+export function errorMessage(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+/** The `code` a thrown value carries, if any: Node's system errors, pg's and PGlite's SQLSTATE. */
+export function errorCode(err: unknown): string | undefined {
+  const code = err !== null && typeof err === 'object' && 'code' in err ? err.code : undefined;
+  return typeof code === 'string' ? code : undefined;
+}
+
+/** The HTTP status a thrown value carries as `statusCode` (Fastify's and @fastify/multipart's errors), if any. */
+export function errorStatus(err: unknown): number | undefined {
+  const status = err !== null && typeof err === 'object' && 'statusCode' in err ? err.statusCode : undefined;
+  return typeof status === 'number' ? status : undefined;
+}
+
+/** A unique constraint refused the row: node-postgres and PGlite both report SQLSTATE 23505 as `code`. */
+export const isUniqueViolation = (err: unknown): boolean => errorCode(err) === '23505';

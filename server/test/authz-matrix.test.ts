@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAuthRepository } from '../src/modules/auth/auth.repository.ts';
 import { createTokenSigner } from '../src/modules/auth/tokens.ts';
 import { fixture, multipartBody, uploadFile } from '../src/modules/images/images.test-helpers.ts';
+import { generateStudy } from '../src/modules/studies/studies.test-helpers.ts';
 import {
   type CellRequest,
   type Fixtures,
@@ -183,6 +184,36 @@ beforeAll(async () => {
     expect(ok.statusCode, ok.body).toBe(200);
   }
 
+  // Provider A shares a JPEG (no patient) by link; the link holder enters the code.
+  const linkTo = async (imageId: string) => {
+    const email = `${uniqueName('ext')}@elsewhere.example`;
+    const res = await t.request({
+      method: 'POST',
+      url: '/api/external-shares/',
+      payload: { imageId, recipientEmail: email },
+      token: providerA.token,
+    });
+    expect(res.statusCode, res.body).toBe(201);
+    const token = /\/x#([A-Za-z0-9_-]{43})/.exec((await t.smtp.lastTo(email)).text)![1]!;
+    return { shareId: res.json().data.share.id as string, token, code: res.json().data.code as string };
+  };
+  const linkUpload = await uploadFile(t, providerA.token, jpg(), { caption: 'Shared by link' });
+  const linkImage = linkUpload.json().data.id as string;
+  await t.app.ctx.services.images.idle();
+  const linkShare = await linkTo(linkImage);
+  const redeemed = await t.request({
+    method: 'POST',
+    url: '/api/external/session',
+    payload: { token: linkShare.token, code: linkShare.code },
+  });
+  expect(redeemed.statusCode, redeemed.body).toBe(200);
+  const link = {
+    imageId: linkImage,
+    shareId: linkShare.shareId,
+    token: linkShare.token,
+    cookie: String(redeemed.headers['set-cookie']).split(';')[0]!,
+  };
+
   const who = { patientA, patientB, providerA, providerB, pending, deactivated, admin };
   f = {
     who,
@@ -194,6 +225,8 @@ beforeAll(async () => {
       sop: dicomItem.dicom.sopInstanceUid,
     },
     shareA,
+    link,
+    freshLink: () => linkTo(linkImage),
     sharedWithB: { verified: '', unverified: '' },
     loginTarget: { email: loginTarget.user.email, password: loginTarget.password },
     messageText,
@@ -223,9 +256,30 @@ beforeAll(async () => {
       await shareWith(id, providerB, false);
       return id;
     },
+    async freshStudy() {
+      const study = generateStudy([1]);
+      const res = await uploadFile(t, providerA.token, study.series[0]!.instances[0]!.file, {
+        caption: 'Per-cell study',
+      });
+      expect(res.statusCode, res.body).toBe(201);
+      return study.studyUid;
+    },
+    async freshStudyShare() {
+      const study = await this.freshStudy();
+      const before = t.smtp.countTo(patientB.user.email);
+      const res = await t.request({
+        method: 'POST',
+        url: `/api/studies/${study}/share`,
+        payload: { createdfor: patientB.user.id },
+        token: providerA.token,
+      });
+      expect(res.statusCode, res.body).toBe(201);
+      while (t.smtp.countTo(patientB.user.email) === before) await new Promise((r) => setTimeout(r, 10));
+      return { study, id: res.json().data.id, code: codeIn(await t.smtp.lastTo(patientB.user.email)) };
+    },
     freshUser: (role) => newUser(t, role),
     async freshToken(identity) {
-      if (identity === 'anonymous') return undefined;
+      if (identity === 'anonymous' || identity === 'linkHolder') return undefined;
       if (identity === 'pending') return pendingToken(pendingId);
       if (identity === 'deactivated') return deactivated.token;
       const u = who[identity];
@@ -237,6 +291,17 @@ beforeAll(async () => {
         ['caption', 'Matrix upload'],
         ['file', file],
       ]);
+    },
+    stowBody() {
+      const study = generateStudy([1]);
+      const boundary = `matrix-${uniqueName('b')}`;
+      const payload = Buffer.concat([
+        Buffer.from(`--${boundary}\r\nContent-Type: application/dicom\r\n\r\n`),
+        study.series[0]!.instances[0]!.file.data,
+        Buffer.from(`\r\n--${boundary}--\r\n`),
+      ]);
+      const headers = { 'content-type': `multipart/related; type="application/dicom"; boundary=${boundary}` };
+      return { study: study.studyUid, payload, headers };
     },
     unique: uniqueName,
   };
@@ -260,6 +325,10 @@ beforeAll(async () => {
     // Accounts that cannot act are in nobody's directory or recipient list but the admin's.
     { what: "the pending provider's id", value: pendingId, seenBy: ['admin', 'pending'] },
     { what: "the deactivated user's id", value: deactivated.user.id, seenBy: ['admin', 'deactivated'] },
+    // Patients see the care team by name and role; an e-mail only of someone they already deal with
+    // (patient A has a conversation with provider A, nobody has one with provider B or the admin).
+    { what: "provider B's e-mail", value: providerB.user.email, seenBy: ['providerA', 'providerB', 'admin'] },
+    { what: "the admin's e-mail", value: f.who.admin.user.email, seenBy: ['providerA', 'providerB', 'admin'] },
   ];
 }, 120_000);
 afterAll(async () => t?.close());
@@ -269,7 +338,7 @@ describe('the matrix covers the API', () => {
     const doc = t.app.swagger() as { paths: Record<string, Record<string, unknown>> };
     const documented = Object.entries(doc.paths).flatMap(([path, ops]) =>
       Object.keys(ops)
-        .filter((m) => ['get', 'post', 'put', 'delete', 'patch'].includes(m))
+        .filter((m) => ['get', 'post', 'put', 'delete', 'patch', 'options'].includes(m))
         .map((m) => `${m.toUpperCase()} ${path}`),
     );
     expect(new Set(MATRIX.map((r) => r.route))).toEqual(new Set(documented));
@@ -301,7 +370,13 @@ describe('the leak checks look for values that are really there', () => {
     expect(mine).toContain(f.imageA);
     expect(mine).toContain(f.dicomA.id);
     expect(await as('patientA', '/api/dicomweb/studies')).toContain(f.dicomA.study);
+    expect(await as('patientA', '/api/studies/?limit=100')).toContain(f.dicomA.study);
     expect(await as('patientA', `/api/message/chat/${f.who.providerA.user.id}`)).toContain(f.messageText);
+    const recipients = await as('providerA', '/api/message/users?limit=50');
+    expect(recipients).toContain(f.who.providerB.user.email);
+    expect(recipients).toContain(f.who.admin.user.email);
+    // A patient's contact: the e-mail is there for the provider they write with.
+    expect(await as('patientA', '/api/message/users?limit=50')).toContain(f.who.providerA.user.email);
     const directory = (await t.request({ method: 'GET', url: '/api/users/?limit=100', token: f.who.admin.token })).body;
     expect(directory).toContain(f.who.pending.user.id);
     expect(directory).toContain(f.who.deactivated.user.id);
@@ -312,11 +387,19 @@ describe('deactivation', () => {
   it('refuses the token a deactivated user held, even on routes that would otherwise answer 200', async () => {
     const res = await t.request({ method: 'GET', url: '/api/users/profile', token: f.who.deactivated.token });
     expect(res.statusCode).toBe(401);
+    const email = f.who.deactivated.user.email;
+    const mailed = t.smtp.countTo(email);
+    // The password step answers as for an active account (no oracle); the refusal comes after the code.
     const relogin = await t.request({
       method: 'POST',
       url: '/api/auth/login',
-      payload: { email: f.who.deactivated.user.email, password: f.who.deactivated.password },
+      payload: { email, password: f.who.deactivated.password },
     });
-    expect(relogin.statusCode).toBe(403);
+    expect(relogin.statusCode).toBe(200);
+    while (t.smtp.countTo(email) === mailed) await new Promise((r) => setTimeout(r, 10));
+    const code = codeIn(await t.smtp.lastTo(email));
+    const confirm = await t.request({ method: 'POST', url: '/api/auth/confirm', payload: { email, code } });
+    expect(confirm.statusCode).toBe(403);
+    expect(confirm.json().data?.token).toBeUndefined();
   });
 });

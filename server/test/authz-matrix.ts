@@ -2,8 +2,9 @@ import type { SignedIn } from './harness.ts';
 
 /**
  * The authorization matrix: for every route of the OpenAPI document, the status each identity
- * gets (DESIGN §6 permissions, §7–§12 object rules, §4 "404 also for a resource the caller may
- * not know exists"). Objects of the fixtures belong to the "A" side: patient A is the assigned,
+ * gets (`docs/architecture.md` › Roles and permissions; the object rules of its sections Images to
+ * Settings; "404 also for a resource the caller may not know exists" of `docs/architecture.md` ›
+ * API conventions). Objects of the fixtures belong to the "A" side: patient A is the assigned,
  * verified patient of provider A's uploads, so "own vs other's object" is patient A vs patient B
  * and provider A vs provider B for the same request.
  */
@@ -15,6 +16,9 @@ export const IDENTITIES = [
   'providerB',
   'pending',
   'deactivated',
+  // Someone without an account who holds an external share's link and entered its code: its only
+  // credential is the link cookie (`docs/security.md` › Sharing with someone without an account).
+  'linkHolder',
   // Last, so that a cell in which the admin deletes or toggles a shared fixture runs after the others.
   'admin',
 ] as const;
@@ -22,7 +26,11 @@ export type Identity = (typeof IDENTITIES)[number];
 export type Role = 'patient' | 'healthProvider';
 
 export interface Fixtures {
-  who: Record<Exclude<Identity, 'anonymous'>, SignedIn>;
+  who: Record<Exclude<Identity, 'anonymous' | 'linkHolder'>, SignedIn>;
+  /** Provider A's JPEG (no patient) shared by link; the link holder's cookie after the code. */
+  link: { imageId: string; shareId: string; token: string; cookie: string };
+  /** A fresh link to provider A's image of `link`: the share's id, the link's token and the code. */
+  freshLink(): Promise<{ shareId: string; token: string; code: string }>;
   /** JPEG uploaded by provider A for patient A, verified by patient A; thumbnail ready; analysed. */
   imageA: string;
   /** DICOM uploaded by provider A for patient A, verified by patient A. */
@@ -45,15 +53,21 @@ export interface Fixtures {
   freshShare(): Promise<string>;
   /** A fresh image of provider A's, shared with provider B (not verified). */
   freshImageSharedWithB(): Promise<string>;
+  /** The Study Instance UID of a fresh one-instance DICOM study of provider A's (no patient). */
+  freshStudy(): Promise<string>;
+  /** A fresh study of provider A's shared whole with patient B: its UID, the sharing id and the mailed code. */
+  freshStudyShare(): Promise<{ study: string; id: string; code: string }>;
   freshUser(role: Role): Promise<SignedIn>;
   /** A new session for the identity (logout ends the one it is called with). */
   freshToken(who: Identity): Promise<string | undefined>;
   uploadBody(): Promise<{ payload: Buffer; headers: Record<string, string> }>;
+  /** A STOW-RS body (multipart/related) of a fresh one-instance study: its UID and the body. */
+  stowBody(): { study: string; payload: Buffer; headers: Record<string, string> };
   unique(prefix: string): string;
 }
 
 export interface CellRequest {
-  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE' | 'OPTIONS';
   url: string;
   payload?: unknown;
   headers?: Record<string, string>;
@@ -85,6 +99,7 @@ const signedIn = (active: Record<Active, number>): Record<Identity, number> => (
   anonymous: 401,
   pending: 401,
   deactivated: 401,
+  linkHolder: 401,
   ...active,
 });
 const everyone = (s: number) => signedIn({ patientA: s, patientB: s, providerA: s, providerB: s, admin: s });
@@ -98,8 +113,12 @@ const analysisOfA = (s: number) => signedIn({ patientA: 403, patientB: 403, prov
 
 const get = (url: string): CellRequest => ({ method: 'GET', url });
 const qidoLevels = ['studies', 'series', 'instances'] as const;
-const tokenOf = (f: Fixtures, who: Identity) => (who === 'anonymous' ? undefined : f.who[who].token);
-const selfId = (f: Fixtures, who: Identity) => (who === 'anonymous' ? f.who.patientA : f.who[who]).user.id;
+const tokenOf = (f: Fixtures, who: Identity) =>
+  who === 'anonymous' || who === 'linkHolder' ? undefined : f.who[who].token;
+const selfId = (f: Fixtures, who: Identity) =>
+  (who === 'anonymous' || who === 'linkHolder' ? f.who.patientA : f.who[who]).user.id;
+/** Only the link holder reaches its share; everyone else has no link credential. */
+const linkHolderOnly = (s: number): Record<Identity, number> => ({ ...all(401), linkHolder: s });
 
 export const MATRIX: MatrixRow[] = [
   // Health and public settings: no identity needed, a bad or dead token does not matter.
@@ -200,7 +219,7 @@ export const MATRIX: MatrixRow[] = [
     route: 'DELETE /api/users/profile',
     variant: 'own account, right password (a throwaway user of the same role)',
     request: async (f, who) => {
-      if (who === 'anonymous' || who === 'pending' || who === 'deactivated')
+      if (who === 'anonymous' || who === 'pending' || who === 'deactivated' || who === 'linkHolder')
         return { method: 'DELETE', url: '/api/users/profile', payload: { password: 'Tr0ubadour-and-horse' } };
       // The only admin may not delete itself (409); everyone else deletes a throwaway twin.
       const user =
@@ -528,6 +547,57 @@ export const MATRIX: MatrixRow[] = [
     expect: signedIn({ patientA: 404, patientB: 403, providerA: 200, providerB: 404, admin: 200 }),
   },
 
+  // Studies: lists answer 200 with only what the caller may see; a study page needs sight of the content.
+  {
+    route: 'GET /api/studies/',
+    variant: 'my studies',
+    request: () => get('/api/studies/?limit=100'),
+    expect: everyone(200),
+  },
+  {
+    route: 'GET /api/studies/{studyUid}',
+    variant: "DICOM A's study",
+    request: (f) => get(`/api/studies/${f.dicomA.study}`),
+    expect: ownersOfA(200),
+  },
+  {
+    route: 'POST /api/studies/{studyUid}/share',
+    variant: "a fresh study of provider A's, to patient B",
+    request: async (f) => ({
+      method: 'POST',
+      url: `/api/studies/${await f.freshStudy()}/share`,
+      payload: { createdfor: f.who.patientB.user.id },
+    }),
+    expect: signedIn({ patientA: 403, patientB: 403, providerA: 201, providerB: 404, admin: 201 }),
+  },
+  {
+    route: 'GET /api/studies/{studyUid}/shares',
+    variant: "DICOM A's study",
+    request: (f) => get(`/api/studies/${f.dicomA.study}/shares`),
+    // Patient A sees the study through a share but may not manage it: 403, not 404.
+    expect: signedIn({ patientA: 403, patientB: 404, providerA: 200, providerB: 404, admin: 200 }),
+  },
+  {
+    route: 'DELETE /api/studies/{studyUid}/shares/{id}',
+    variant: "a fresh study share of provider A's with patient B",
+    request: async (f) => {
+      const { study, id } = await f.freshStudyShare();
+      return { method: 'DELETE', url: `/api/studies/${study}/shares/${id}` };
+    },
+    // The recipient knows the share (403); everyone else but the sender and admin gets 404.
+    expect: signedIn({ patientA: 404, patientB: 403, providerA: 200, providerB: 404, admin: 200 }),
+  },
+  {
+    route: 'POST /api/sharing/verify',
+    variant: 'a study share to patient B with its right code',
+    request: async (f) => {
+      const { id, code } = await f.freshStudyShare();
+      return { method: 'POST', url: '/api/sharing/verify', payload: { sharingRequestId: id, verificationCode: code } };
+    },
+    // Only the recipient; the sender and the admin holding the right code get 404.
+    expect: signedIn({ patientA: 404, patientB: 200, providerA: 404, providerB: 404, admin: 404 }),
+  },
+
   // DICOM and DICOMweb: searches answer 200 with only what the caller may see; reads are 404 otherwise.
   {
     route: 'GET /api/images/{id}/dicom/metadata',
@@ -586,6 +656,146 @@ export const MATRIX: MatrixRow[] = [
     expect: ownersOfA(200),
   },
 
+  // DICOMweb capabilities (PS3.18 §8.9): names no object, open like the API docs.
+  ...(['GET', 'OPTIONS'] as const).map((method): MatrixRow => ({
+    route: `${method} /api/dicomweb`,
+    variant: 'the WADL document',
+    request: () => ({ method, url: '/api/dicomweb' }),
+    expect: all(200),
+  })),
+  // WADO-RS study and series retrieve, metadata and rendered (issue 15): only the instances the caller may see; none: 404.
+  ...(
+    [
+      ['studies/{study}', (f: Fixtures) => `studies/${f.dicomA.study}`, "DICOM A's study"],
+      [
+        'studies/{study}/series/{series}',
+        (f: Fixtures) => `studies/${f.dicomA.study}/series/${f.dicomA.series}`,
+        "DICOM A's series",
+      ],
+      [
+        'studies/{study}/series/{series}/instances/{instance}',
+        (f: Fixtures) => `studies/${f.dicomA.study}/series/${f.dicomA.series}/instances/${f.dicomA.sop}`,
+        'DICOM A',
+      ],
+    ] as const
+  ).flatMap(([pattern, url, variant]) =>
+    (['', '/metadata', '/rendered'] as const)
+      // The instance's own retrieve and metadata rows are above.
+      .filter((suffix) => suffix === '/rendered' || !pattern.endsWith('{instance}'))
+      .map((suffix): MatrixRow => ({
+        route: `GET /api/dicomweb/${pattern}${suffix}`,
+        variant,
+        request: (f) => get(`/api/dicomweb/${url(f)}${suffix}`),
+        expect: ownersOfA(200),
+      })),
+  ),
+  {
+    route: 'GET /api/dicomweb/studies/{study}/series/{series}/instances/{instance}/frames/{frames}/rendered',
+    variant: 'DICOM A, frame 1',
+    request: (f) =>
+      get(
+        `/api/dicomweb/studies/${f.dicomA.study}/series/${f.dicomA.series}/instances/${f.dicomA.sop}/frames/1/rendered`,
+      ),
+    expect: ownersOfA(200),
+  },
+
+  // STOW-RS (issue 15): image:upload (providers, admin), for patient A; a patient 403.
+  {
+    route: 'POST /api/dicomweb/studies',
+    variant: 'a fresh one-instance study for patient A',
+    request: (f) => {
+      const { payload, headers } = f.stowBody();
+      return { method: 'POST', url: `/api/dicomweb/studies?patientId=${f.who.patientA.user.id}`, payload, headers };
+    },
+    expect: providersAndAdmin(200),
+  },
+  {
+    route: 'POST /api/dicomweb/studies/{study}',
+    variant: 'a fresh one-instance study for patient A, to its own UID',
+    request: (f) => {
+      const { study, payload, headers } = f.stowBody();
+      return {
+        method: 'POST',
+        url: `/api/dicomweb/studies/${study}?patientId=${f.who.patientA.user.id}`,
+        payload,
+        headers,
+      };
+    },
+    expect: providersAndAdmin(200),
+  },
+
+  // Sharing with someone without an account: the sharer's side (its creator only) and the link's side
+  // (the link holder's cookie reaches its own share's images and nothing else).
+  {
+    route: 'POST /api/external-shares/',
+    variant: 'image A by link (its patient and its uploader may)',
+    request: (f) => ({
+      method: 'POST',
+      url: '/api/external-shares/',
+      payload: { imageId: f.imageA, recipientEmail: 'matrix-recipient@elsewhere.example' },
+    }),
+    expect: signedIn({ patientA: 201, patientB: 404, providerA: 201, providerB: 404, admin: 403 }),
+  },
+  {
+    route: 'GET /api/external-shares/',
+    variant: 'own list',
+    request: () => get('/api/external-shares/'),
+    expect: everyone(200),
+  },
+  {
+    route: 'DELETE /api/external-shares/{id}',
+    variant: "a fresh link of provider A's",
+    request: async (f) => ({ method: 'DELETE', url: `/api/external-shares/${(await f.freshLink()).shareId}` }),
+    expect: signedIn({ patientA: 404, patientB: 404, providerA: 200, providerB: 404, admin: 404 }),
+  },
+  {
+    route: 'POST /api/external-shares/{id}/reissue',
+    variant: "a fresh link of provider A's",
+    request: async (f) => ({ method: 'POST', url: `/api/external-shares/${(await f.freshLink()).shareId}/reissue` }),
+    expect: signedIn({ patientA: 404, patientB: 404, providerA: 200, providerB: 404, admin: 404 }),
+  },
+  {
+    route: 'POST /api/external/link',
+    variant: 'the live link (its state and end only)',
+    request: (f) => ({ method: 'POST', url: '/api/external/link', payload: { token: f.link.token } }),
+    expect: all(200),
+  },
+  {
+    route: 'POST /api/external/session',
+    variant: 'a fresh link and its code',
+    request: async (f) => {
+      const { token, code } = await f.freshLink();
+      return { method: 'POST', url: '/api/external/session', payload: { token, code } };
+    },
+    expect: all(200),
+  },
+  {
+    route: 'DELETE /api/external/session',
+    variant: 'forget the cookie',
+    request: () => ({ method: 'DELETE', url: '/api/external/session' }),
+    expect: all(200),
+  },
+  {
+    route: 'GET /api/external/view',
+    variant: 'own share',
+    request: () => get('/api/external/view'),
+    expect: linkHolderOnly(200),
+  },
+  ...(['content', 'thumbnail', 'download'] as const).flatMap((variant): MatrixRow[] => [
+    {
+      route: `GET /api/external/images/{id}/${variant}`,
+      variant: 'the shared image',
+      request: (f) => get(`/api/external/images/${f.link.imageId}/${variant}`),
+      expect: linkHolderOnly(200),
+    },
+    {
+      route: `GET /api/external/images/{id}/${variant}`,
+      variant: 'image A (not in the share)',
+      request: (f) => get(`/api/external/images/${f.imageA}/${variant}`),
+      expect: linkHolderOnly(404),
+    },
+  ]),
+
   // Analysis (analysis:run, then sight of the content).
   {
     route: 'GET /api/analysis/{imageId}',
@@ -619,7 +829,8 @@ export const MATRIX: MatrixRow[] = [
   },
 ];
 
-/** Applies the identity's own token unless the row chose one. */
+/** Applies the identity's own token unless the row chose one; the link holder's cookie on every request. */
 export function withToken(req: CellRequest, f: Fixtures, who: Identity): CellRequest {
-  return 'token' in req ? req : { ...req, token: tokenOf(f, who) };
+  const withCookie = who === 'linkHolder' ? { ...req, headers: { ...req.headers, cookie: f.link.cookie } } : req;
+  return 'token' in req ? withCookie : { ...withCookie, token: tokenOf(f, who) };
 }

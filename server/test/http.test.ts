@@ -37,10 +37,13 @@ describe('health, readiness and metrics', () => {
     expect(ready.json()).toMatchObject({ success: true, data: { status: 'ready' } });
   });
 
-  it('serves Prometheus metrics with request durations by route', async () => {
+  it('collects request durations by route, and answers /metrics on the public port with 404', async () => {
+    const text = await t.app.metrics.text();
+    expect(text).toMatch(/medshare_http_request_duration_seconds_bucket\{[^}]*route="\/api\/health"/);
+    // Served on METRICS_PORT only (slow-clients.test.ts); not even the SPA fallback answers it here.
     const res = await t.request({ method: 'GET', url: '/metrics' });
-    expect(res.statusCode).toBe(200);
-    expect(res.body).toMatch(/medshare_http_request_duration_seconds_bucket\{[^}]*route="\/api\/health"/);
+    expect(res.statusCode).toBe(404);
+    expect(res.body).not.toContain('medshare_http');
   });
 
   it('serves the OpenAPI UI and document at /api/docs', async () => {

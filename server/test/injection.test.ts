@@ -7,7 +7,7 @@ import { codeIn } from './smtp.ts';
 
 // Injection payloads in every search, filter, sort and paging parameter of every list route:
 // never a 5xx, never more rows than the caller sees without the parameter, wildcards taken
-// literally (QIDO documents exact matching too), and the users table intact afterwards.
+// literally (QIDO documents exact matching too, `*` alone being universal), and the users table intact afterwards.
 
 const PAYLOADS = [
   "' OR 1=1--",
@@ -371,14 +371,16 @@ describe('wildcards are taken literally', () => {
     expect(await actors(`${tag}`)).toEqual(new Set([named.one, named.xone, named.pct]));
   });
 
-  it('in DICOMweb matching, which is exact (no QIDO wildcards)', async () => {
+  it('in DICOMweb matching, which is exact (no QIDO wildcards but `*` alone, universal matching)', async () => {
     const count = async (query: Record<string, string>, token = providerA.token) =>
       ((await get('/api/dicomweb/instances', token, query)).json() as unknown[]).length;
     expect(await count({})).toBe(1);
     expect(await count({ Modality: 'CT' })).toBe(1);
-    for (const wildcard of ['*', 'C*', 'C?', '%', '_T', 'C%'])
-      expect(await count({ Modality: wildcard }), wildcard).toBe(0);
-    for (const wildcard of ['*', '?', '%', '_']) expect(await count({ PatientID: wildcard }), wildcard).toBe(0);
+    for (const wildcard of ['C*', 'C?', '%', '_T', 'C%']) expect(await count({ Modality: wildcard }), wildcard).toBe(0);
+    for (const wildcard of ['?', '%', '_', '1*']) expect(await count({ PatientID: wildcard }), wildcard).toBe(0);
+    // PS3.4 C.2.2.2.4: `*` alone matches every value, as an empty value does; never more than without it.
+    for (const key of ['Modality', 'PatientID', 'StudyInstanceUID']) expect(await count({ [key]: '*' }), key).toBe(1);
+    expect(await count({ Modality: '*' }, providerB.token)).toBe(0);
     expect(await count({ StudyInstanceUID: `${dicom.study.slice(0, -1)}*` })).toBe(0);
     expect(await count({}, providerB.token)).toBe(0);
   });

@@ -160,9 +160,10 @@ describe.skipIf(skip !== null)(`scale-out behind nginx${skip ? ` (skipped: ${ski
     }
   });
 
-  it('keeps /metrics off the public side of nginx while each instance serves its own', async () => {
+  it('keeps /metrics off nginx and off the public port, while each instance serves its own on METRICS_PORT', async () => {
     expect((await fetch(`${cluster.url}/metrics`)).status).toBe(404);
-    const direct = await fetch(`${app(1)}/metrics`);
+    expect((await fetch(`${app(1)}/metrics`)).status).toBe(404);
+    const direct = await fetch(`${cluster.instances[1]!.metricsUrl}/metrics`);
     expect(direct.status).toBe(200);
     expect(await direct.text()).toContain('medshare_http_request_duration_seconds');
   });

@@ -6,6 +6,7 @@ export interface ReceivedMail {
   to: string;
   subject: string;
   text: string;
+  html: string;
 }
 
 /** A real SMTP server in the test process: the app's nodemailer speaks SMTP to it. */
@@ -25,7 +26,12 @@ export async function startSmtp() {
       simpleParser(stream)
         .then((parsed: ParsedMail) => {
           const to = Array.isArray(parsed.to) ? parsed.to[0]?.text : parsed.to?.text;
-          mails.push({ to: (to ?? '').toLowerCase(), subject: parsed.subject ?? '', text: parsed.text ?? '' });
+          mails.push({
+            to: (to ?? '').toLowerCase(),
+            subject: parsed.subject ?? '',
+            text: parsed.text ?? '',
+            html: typeof parsed.html === 'string' ? parsed.html : '',
+          });
           waiters.splice(0).forEach((w) => w());
           callback();
         })
@@ -61,9 +67,9 @@ export async function startSmtp() {
 }
 export type TestSmtp = Awaited<ReturnType<typeof startSmtp>>;
 
-/** The first 6-digit code in a mail. */
+/** The first 6-digit code in a mail: on a line of its own, or labelled (share mails). */
 export function codeIn(mail: ReceivedMail): string {
-  const match = /^\s*(\d{6})\s*$/m.exec(mail.text);
+  const match = /^\s*(?:Verification code:\s*)?(\d{6})\s*$/m.exec(mail.text);
   if (!match) throw new Error(`no code in mail: ${mail.subject}`);
   return match[1]!;
 }

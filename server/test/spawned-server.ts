@@ -52,6 +52,8 @@ export function serverEnv(options: ServerOptions): NodeJS.ProcessEnv {
     LOG_LEVEL: 'warn',
     WEB_DIST: join(options.dataDir, 'no-web'),
     RATE_LIMIT_AUTH_PER_MINUTE: '1000',
+    // Benchmarks drive hundreds of clients from 127.0.0.1; slow-clients.test.ts sets its own cap.
+    HTTP_MAX_CONNECTIONS_PER_IP: '0',
     ...(options.databaseUrl ? { DATABASE_URL: options.databaseUrl } : {}),
     ...options.env,
   };
@@ -112,7 +114,8 @@ export function outboxReader(dataDir: string) {
     if ((!force && Date.now() - lastScan < 10) || !existsSync(dir)) return;
     lastScan = Date.now();
     for (const name of readdirSync(dir)) {
-      if (seen.has(name)) continue;
+      // A mail being written is a dot-file until it is renamed to its .eml name (mail/mailer.ts).
+      if (seen.has(name) || !name.endsWith('.eml')) continue;
       let text: string;
       try {
         text = readFileSync(join(dir, name), 'utf8');

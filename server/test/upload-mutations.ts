@@ -1,3 +1,4 @@
+import { UPLOAD_DUPLICATE_CODE } from '@medshare/contracts';
 /**
  * Mutated uploads for the upload fuzzer (scripts/fuzz-upload.ts, 5000 cases) and its CI test
  * (upload-fuzz.test.ts, a few hundred): broken files inside well-formed and malformed multipart
@@ -402,6 +403,16 @@ export function judge(status: number, body: string): string | null {
         return `error without envelope: ${body.slice(0, 200)}`;
     } catch {
       return `non-JSON error body: ${body.slice(0, 200)}`;
+    }
+  } else if (status === 200) {
+    // A DICOM instance already stored by this uploader for this patient (docs/product.md › Upload):
+    // answered with the stored image, nothing new stored.
+    try {
+      const json = JSON.parse(body) as { success?: unknown; code?: unknown };
+      if (json.success !== true || json.code !== UPLOAD_DUPLICATE_CODE)
+        return `200 that is not a duplicate: ${body.slice(0, 200)}`;
+    } catch {
+      return `non-JSON 200 body: ${body.slice(0, 200)}`;
     }
   } else if (status !== 201) {
     return `unexpected status ${status}`;

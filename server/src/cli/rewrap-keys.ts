@@ -5,6 +5,7 @@ import { ConfigError, loadConfig } from '../config.ts';
 import { rewrapDataKeys, rewrapFieldKeys } from '../crypto/envelope-rewrap.ts';
 import { masterKeyId } from '../crypto/envelope.ts';
 import { openDatabase } from '../db/db.ts';
+import { errorMessage } from '../errors.ts';
 import { migrateToLatest } from '../db/migrate.ts';
 
 /**
@@ -57,6 +58,6 @@ async function main() {
 }
 
 main().catch((err: unknown) => {
-  console.error(err instanceof ConfigError ? err.message : `keys:rewrap failed: ${(err as Error).message}`);
+  console.error(err instanceof ConfigError ? err.message : `keys:rewrap failed: ${errorMessage(err)}`);
   process.exit(1);
 });

@@ -1,6 +1,7 @@
 import { ConfigError, loadConfig } from '../config.ts';
 import { openDatabase } from '../db/db.ts';
 import { migrateToLatest } from '../db/migrate.ts';
+import { errorMessage } from '../errors.ts';
 import { createImagesRepository } from '../modules/images/images.repository.ts';
 import { sweepOrphanBlobs } from '../modules/images/sweeper.ts';
 import { createStorage } from '../storage/index.ts';
@@ -35,6 +36,6 @@ async function main() {
 }
 
 main().catch((err: unknown) => {
-  console.error(err instanceof ConfigError ? err.message : `storage:sweep failed: ${(err as Error).message}`);
+  console.error(err instanceof ConfigError ? err.message : `storage:sweep failed: ${errorMessage(err)}`);
   process.exit(1);
 });

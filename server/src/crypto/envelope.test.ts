@@ -1,6 +1,13 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { IntegrityError, createKeyring, decryptChunks, encryptChunks, encryptedSize } from './envelope.ts';
+import {
+  IntegrityError,
+  createKeyring,
+  decryptChunks,
+  decryptWhole,
+  encryptChunks,
+  encryptedSize,
+} from './envelope.ts';
 
 const collect = async (it: AsyncIterable<Buffer>) => {
   const out: Buffer[] = [];
@@ -55,6 +62,29 @@ describe('envelope encryption', () => {
     await expect(collect(decryptChunks([sealed], key, { sha256: sha(plain), size: 99 }))).rejects.toBeInstanceOf(
       IntegrityError,
     );
+  });
+
+  it('decryptWhole: the same plaintexts and the same refusals as the stream, from one buffer', async () => {
+    for (const size of [0, 1, chunk - 1, chunk, chunk + 1, 3 * chunk, 3 * chunk + 17]) {
+      const plain = randomBytes(size);
+      const sealed = await collect(encryptChunks(pieces(plain), key, chunk));
+      const opened = decryptWhole(sealed, key, { sha256: sha(plain), size });
+      expect(Buffer.from(opened).equals(plain), `size ${size}`).toBe(true);
+      expect(opened.byteLength).toBe(opened.buffer.byteLength);
+    }
+    const plain = randomBytes(3 * chunk + 5);
+    const sealed = await collect(encryptChunks([plain], key, chunk));
+    const expected = { sha256: sha(plain), size: plain.length };
+    const flipped = Buffer.from(sealed);
+    flipped[20] = flipped[20]! ^ 1;
+    const truncated = sealed.subarray(0, 15 + 3 * (chunk + 16));
+    const appended = Buffer.concat([sealed, sealed.subarray(15, 15 + chunk + 16)]);
+    for (const bad of [flipped, truncated, appended, sealed.subarray(0, 10)])
+      expect(() => decryptWhole(bad, key, expected)).toThrow(IntegrityError);
+    expect(() => decryptWhole(sealed, randomBytes(32), expected)).toThrow(IntegrityError);
+    expect(() => decryptWhole(sealed, key, { ...expected, sha256: sha(Buffer.from('x')) })).toThrow(IntegrityError);
+    expect(() => decryptWhole(sealed, key, { ...expected, size: plain.length - 1 })).toThrow(IntegrityError);
+    expect(() => decryptWhole(sealed, key, { ...expected, size: plain.length + 1 })).toThrow(IntegrityError);
   });
 
   it('wraps data keys with the master key and names the master key by id', () => {

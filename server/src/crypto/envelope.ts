@@ -233,6 +233,40 @@ export async function* decryptChunks(
   if (last.length) yield last;
 }
 
+/**
+ * Decrypts a whole blob held in one buffer into one buffer of `expected.size` bytes: the checks of
+ * decryptChunks (every chunk's tag, the final flag, size and SHA-256), without a stream per object
+ * (a WADO-RS answer reads its instances so, `docs/architecture.md` › Studies and DICOMweb).
+ */
+export function decryptWhole(sealed: Buffer, dataKey: Buffer, expected: ExpectedPlaintext): Uint8Array {
+  if (sealed.length < HEADER_SIZE) throw new IntegrityError('blob is shorter than its header');
+  const key = createSecretKey(dataKey);
+  const header = Buffer.from(sealed.subarray(0, HEADER_SIZE));
+  if (!header.subarray(0, 4).equals(MAGIC)) throw new IntegrityError('not an encrypted blob of a known format');
+  const chunkSize = header.readUInt32BE(4);
+  if (chunkSize < 1 || chunkSize > MAX_CHUNK_SIZE)
+    throw new IntegrityError('blob header names an impossible chunk size');
+  const frame = chunkSize + TAG_SIZE;
+  const out = new Uint8Array(new ArrayBuffer(expected.size));
+  const hash = createHash('sha256');
+  let at = HEADER_SIZE;
+  let size = 0;
+  for (let index = 0; ; index++) {
+    const final = sealed.length - at <= frame;
+    const plain = openChunk(key, header, index, final, sealed.subarray(at, final ? sealed.length : at + frame));
+    at = final ? sealed.length : at + frame;
+    if (size + plain.length > out.length)
+      throw new IntegrityError(`plaintext is longer than the ${expected.size} bytes the row records`);
+    out.set(plain, size);
+    size += plain.length;
+    hash.update(plain);
+    if (final) break;
+  }
+  if (size !== expected.size) throw new IntegrityError(`plaintext is ${size} bytes, the row records ${expected.size}`);
+  if (hash.digest('hex') !== expected.sha256) throw new IntegrityError('plaintext SHA-256 does not match the row');
+  return out;
+}
+
 /** Size of the ciphertext for a plaintext of `size` bytes (header, tags, final chunk). */
 export function encryptedSize(size: number, chunkSize = DEFAULT_CHUNK_SIZE): number {
   const chunks = Math.max(1, Math.ceil(size / chunkSize));

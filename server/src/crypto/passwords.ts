@@ -2,7 +2,7 @@ import { hash, verify } from '@node-rs/argon2';
 
 // Algorithm.Argon2id; the enum is a const enum that erasable TypeScript cannot import.
 const ARGON2ID = 2;
-import { createHash, randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
+import { createHash, randomBytes, randomInt } from 'node:crypto';
 
 export interface HashCost {
   memoryCost: number;
@@ -43,10 +43,4 @@ export function generateLinkToken(): string {
 
 export function sha256Hex(value: string | Buffer): string {
   return createHash('sha256').update(value).digest('hex');
-}
-
-export function safeEqual(a: string, b: string): boolean {
-  const x = Buffer.from(a);
-  const y = Buffer.from(b);
-  return x.length === y.length && timingSafeEqual(x, y);
 }

@@ -7,6 +7,12 @@ import * as people from './migrations/0004-people.ts';
 import * as dicom from './migrations/0005-dicom.ts';
 import * as analysis from './migrations/0006-analysis.ts';
 import * as usersListCovering from './migrations/0007-users-list-covering.ts';
+import * as dicomMetadata from './migrations/0008-dicom-metadata.ts';
+import * as authThrottle from './migrations/0009-auth-throttle.ts';
+import * as auditFailures from './migrations/0010-audit-failures.ts';
+import * as shareGroups from './migrations/0011-share-groups.ts';
+import * as studyShareCopies from './migrations/0012-study-share-copies.ts';
+import * as externalShares from './migrations/0013-external-shares.ts';
 
 /** Listed here rather than read from disk so the same history runs under any loader. */
 const migrations: Record<string, Migration> = {
@@ -17,6 +23,12 @@ const migrations: Record<string, Migration> = {
   '0005-dicom': dicom,
   '0006-analysis': analysis,
   '0007-users-list-covering': usersListCovering,
+  '0008-dicom-metadata': dicomMetadata,
+  '0009-auth-throttle': authThrottle,
+  '0010-audit-failures': auditFailures,
+  '0011-share-groups': shareGroups,
+  '0012-study-share-copies': studyShareCopies,
+  '0013-external-shares': externalShares,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

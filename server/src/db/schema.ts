@@ -70,6 +70,15 @@ export interface SessionsTable {
 
 export type CodePurpose = 'verify' | 'reset';
 
+/** A sign-in counter (migration 0009): `key` is a hash of what it counts, never an e-mail or address. */
+export interface AuthThrottlesTable {
+  key: string;
+  hits: number;
+  window_ends_at: Timestamp;
+  locked_until: Timestamp | null;
+  expires_at: Timestamp;
+}
+
 export interface OneTimeCodesTable {
   id: Generated<string>;
   user_id: string;
@@ -158,11 +167,16 @@ export interface Database {
   audit_head: AuditHeadTable;
   images: ImagesTable;
   shares: SharesTable;
+  share_groups: ShareGroupsTable;
+  external_shares: ExternalSharesTable;
+  external_share_images: ExternalShareImagesTable;
   field_keys: FieldKeysTable;
   messages: MessagesTable;
   conversations: ConversationsTable;
   realtime_channel: RealtimeChannelTable;
   analyses: AnalysesTable;
+  dicom_metadata: DicomMetadataTable;
+  auth_throttles: AuthThrottlesTable;
 }
 
 export type UserRow = Selectable<UsersTable>;
@@ -170,6 +184,14 @@ export type NewUser = Insertable<UsersTable>;
 export type UserUpdate = Updateable<UsersTable>;
 export type SessionRow = Selectable<SessionsTable>;
 export type AuditLogRow = Selectable<AuditLogsTable>;
+
+/** Parsed DICOM metadata of an image (migration 0008): PHI, so only sealed under the image's data key. */
+export interface DicomMetadataTable {
+  image_id: string;
+  /** nonce | AES-256-GCM ciphertext of the gzipped JSON | tag (storage/encrypted-store.ts sealValue). */
+  sealed: Uint8Array;
+  created_at: Generated<Date>;
+}
 
 export type ThumbnailStatus = 'none' | 'pending' | 'ready' | 'failed';
 
@@ -222,6 +244,8 @@ export interface ImagesTable {
   /** A de-identified copy (PS3.15 Annex E) made for a share, and the image it was made from. */
   deidentified: Generated<boolean>;
   source_image_id: ColumnType<string | null, string | null | undefined, never>;
+  /** The study share a de-identified copy was made for (migration 0012); null for uploads and single-image copies. */
+  copy_for_group: ColumnType<string | null, string | null | undefined, never>;
 }
 
 /** A grant of one image to one user, unlocked by a code that is stored only as an argon2id hash. */
@@ -239,10 +263,65 @@ export interface SharesTable {
   revoked_at: Timestamp | null;
   is_patient_share: Generated<boolean>;
   created_at: Generated<Date>;
+  /** Part of a study share (migration 0011): verified, locked and revoked with its group. */
+  group_id: ColumnType<string | null, string | null | undefined, never>;
 }
+
+/**
+ * A study shared under one sharing id and one code (migration 0011); each instance has a `shares`
+ * row pointing here, kept in step with it (verified, locked, revoked, expiry).
+ */
+export interface ShareGroupsTable {
+  id: string;
+  /** The shared study's UID as its sharer sees it (the source's for a de-identified share). */
+  study_uid: string;
+  created_by: string;
+  created_for: string;
+  code_hash: string;
+  expires_at: Timestamp | null;
+  attempts: Generated<number>;
+  locked_at: Timestamp | null;
+  verified_at: Timestamp | null;
+  revoked_at: Timestamp | null;
+  is_patient_share: Generated<boolean>;
+  deidentified: Generated<boolean>;
+  created_at: Generated<Date>;
+}
+
+/** A share with someone without an account (migration 0013): a hashed link token and a hashed code. */
+export interface ExternalSharesTable {
+  id: string;
+  created_by: string;
+  recipient_email: string;
+  /** The image shared (its source when de-identified); null for a study. */
+  source_image_id: string | null;
+  study_uid: string | null;
+  caption: string;
+  token_hash: string;
+  code_hash: string;
+  generation: Generated<number>;
+  attempts: Generated<number>;
+  locked_at: Timestamp | null;
+  view_only: boolean;
+  deidentified: boolean;
+  expires_at: Timestamp;
+  revoked_at: Timestamp | null;
+  views: Generated<number>;
+  last_viewed_at: Timestamp | null;
+  created_at: Generated<Date>;
+}
+
+export interface ExternalShareImagesTable {
+  share_id: string;
+  image_id: string;
+  position: number;
+}
+
+export type ExternalShareRow = Selectable<ExternalSharesTable>;
 
 export type ImageRow = Selectable<ImagesTable>;
 export type ShareRow = Selectable<SharesTable>;
+export type ShareGroupRow = Selectable<ShareGroupsTable>;
 
 /** One AI analysis run; the result JSON is sealed (crypto/field-encryption.ts, purpose 'analysis'). */
 export interface AnalysesTable {

@@ -1,4 +1,4 @@
-import { KnownSettings, PermissionNames, type PermissionName, type RoleName } from '@medshare/contracts';
+import { KnownSettings, type PermissionName, RolePermissions, type RoleName } from '@medshare/contracts';
 import { randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
 import type { PasswordHasher } from '../crypto/passwords.ts';
@@ -26,20 +26,8 @@ const permissionDescriptions: Record<PermissionName, string> = {
   'messages:send': 'Send direct messages',
 };
 
-export const rolePermissions: Record<RoleName, readonly PermissionName[]> = {
-  admin: PermissionNames,
-  healthProvider: [
-    'image:upload',
-    'image:share',
-    'image:verify',
-    'image:delete',
-    'analysis:run',
-    'users:read',
-    'audit:read_own',
-    'messages:send',
-  ],
-  patient: ['image:verify', 'messages:send'],
-};
+// One table for the server's checks and the web app's page gates (contracts/src/permissions.ts).
+export const rolePermissions = RolePermissions;
 
 export interface SeedResult {
   /** Set only when this run created the first admin with a generated password. */

@@ -1,7 +1,8 @@
 import { AuthFailure, type PermissionName } from '@medshare/contracts';
 import type { FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
 import { forbidden, unauthenticated } from '../errors.ts';
-import type { Actor, AuthService } from '../modules/auth/auth.service.ts';
+import type { Actor } from '../modules/auth/actor.ts';
+import type { AuthService } from '../modules/auth/auth.service.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {

@@ -1,6 +1,8 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod';
-import { AppError } from '../errors.ts';
+import { FieldErrorCodeSchema, type FieldError, type FieldErrorCode } from '@medshare/contracts';
+import { z } from 'zod';
+import { AppError, errorCode, errorMessage } from '../errors.ts';
 
 const DB_DOWN_CODES = new Set([
   'ECONNREFUSED',
@@ -17,26 +19,53 @@ const DB_DOWN_CODES = new Set([
 ]);
 
 export function isDatabaseDown(err: unknown): boolean {
-  const e = err as { code?: string; message?: string };
+  const code = errorCode(err);
   return (
-    (e.code !== undefined && DB_DOWN_CODES.has(e.code)) ||
+    (code !== undefined && DB_DOWN_CODES.has(code)) ||
     /Connection terminated|connect ECONNREFUSED|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(
-      e.message ?? '',
+      errorMessage(err),
     )
   );
+}
+
+type SchemaIssue = { keyword: string; message?: string; params: Record<string, unknown>; instancePath: string };
+
+/**
+ * A schema's own message (`.min(1, 'First name is required')`) is written for people: 'rejected'
+ * tells the web to show it. zod's default wording ('Too small: expected string to have >=20
+ * characters') is not: the zod issue code lets the web word it (`docs/product.md` › Messages and
+ * errors). zod's default is recomputed from the issue to tell them apart; an invalid_type issue
+ * no longer carries its input, so its default cannot be recomputed, and no schema words one.
+ */
+function schemaIssueCode(issue: SchemaIssue): FieldErrorCode {
+  const parsed = FieldErrorCodeSchema.safeParse(issue.keyword);
+  if (!parsed.success) return 'custom';
+  if (issue.keyword === 'invalid_type') return 'invalid_type';
+  const localeError = z.config().localeError;
+  const computed = localeError?.({ code: issue.keyword, ...issue.params, path: [] } as never);
+  const zodDefault = typeof computed === 'string' ? computed : computed?.message;
+  return zodDefault !== undefined && issue.message !== zodDefault ? 'rejected' : parsed.data;
 }
 
 /** One place maps every failure to the envelope; 5xx details stay in the log, never in the answer. */
 export function registerErrorHandler(app: FastifyInstance) {
   app.setErrorHandler((err: FastifyError, request, reply) => {
     if (hasZodFastifySchemaValidationErrors(err)) {
-      const errors = err.validation.map((v) => {
+      const errors = err.validation.map((v): FieldError => {
         const path = v.instancePath.replace(/^\//, '').replace(/\//g, '.');
         if (v.keyword === 'unrecognized_keys') {
           const keys = (v.params as { keys?: string[] }).keys ?? [];
-          return { field: [path, keys.join(', ')].filter(Boolean).join('.'), message: 'Unknown field' };
+          return {
+            field: [path, keys.join(', ')].filter(Boolean).join('.'),
+            code: 'unrecognized_keys',
+            message: 'Unknown field',
+          };
         }
-        return { field: path || err.validationContext || 'body', message: v.message };
+        return {
+          field: path || err.validationContext || 'body',
+          code: schemaIssueCode(v),
+          message: v.message ?? 'Invalid value',
+        };
       });
       return reply
         .status(400)
@@ -44,9 +73,13 @@ export function registerErrorHandler(app: FastifyInstance) {
     }
     if (err instanceof AppError) {
       if (err.headers) reply.headers(err.headers);
-      return reply
-        .status(err.status)
-        .send({ success: false, code: err.code, message: err.message, ...(err.errors ? { errors: err.errors } : {}) });
+      return reply.status(err.status).send({
+        success: false,
+        code: err.code,
+        message: err.message,
+        // The server's own field messages are written for people.
+        ...(err.errors ? { errors: err.errors.map((e) => ({ ...e, code: e.code ?? 'rejected' })) } : {}),
+      });
     }
     if (isResponseSerializationError(err)) {
       request.log.error({ err: { message: err.message } }, 'response did not match its schema');

@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
-import { writeFile } from 'node:fs/promises';
+import { rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import nodemailer from 'nodemailer';
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
-import { AppError } from '../errors.ts';
+import { AppError, errorCode, errorMessage } from '../errors.ts';
 
 export interface Mail {
   to: string;
@@ -46,15 +46,14 @@ export function createMailer(config: Config['mail'], log: Logger): Mailer {
           html: mail.html,
         });
       } catch (err) {
-        log.error(
-          { err: { message: (err as Error).message, code: (err as { code?: string }).code } },
-          'mail delivery failed',
-        );
+        log.error({ err: { message: errorMessage(err), code: errorCode(err) } }, 'mail delivery failed');
         throw new AppError(503, 'mail_unavailable', 'The e-mail could not be sent. Please try again shortly.');
       }
       if (outboxDir) {
         const name = `${new Date().toISOString().replace(/[:.]/g, '-')}-${randomUUID()}.eml`;
-        await writeFile(join(outboxDir, name), info.message as Buffer, { mode: 0o600 });
+        // Written aside and renamed: a reader of the outbox never sees half a mail.
+        await writeFile(join(outboxDir, `.${name}.part`), info.message as Buffer, { mode: 0o600 });
+        await rename(join(outboxDir, `.${name}.part`), join(outboxDir, name));
       }
       if (config.logCodes && mail.devCode) {
         log.info({ subject: mail.subject }, `development only: the code mailed is ${mail.devCode}`);

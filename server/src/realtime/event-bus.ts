@@ -1,6 +1,7 @@
 import { Redis } from 'ioredis';
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
+import { errorCode } from '../errors.ts';
 
 /**
  * Live events addressed to users. They carry ids and times only, never message text: a stream that
@@ -85,7 +86,7 @@ export function createRedisBus({ url, channel, log }: { url: string; channel: st
     if (outageLogged || closing) return;
     outageLogged = true;
     log.warn(
-      { err: err ? { message: err.message, code: (err as { code?: string }).code } : undefined },
+      { err: err ? { message: err.message, code: errorCode(err) } : undefined },
       'redis unavailable: live delivery between instances paused, local delivery continues',
     );
   };

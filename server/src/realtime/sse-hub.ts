@@ -1,5 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
+import { errorCode } from '../errors.ts';
 import type { EventBus, RealtimeEvent } from './event-bus.ts';
 
 /** What a stream needs from the messages module, for the one user it serves. */
@@ -117,7 +118,7 @@ export function createSseHub(options: SseHubOptions) {
           drain()
             .catch((err: Error) =>
               log.warn(
-                { err: { message: err.message, code: (err as { code?: string }).code } },
+                { err: { message: err.message, code: errorCode(err) } },
                 'message stream could not read new messages; will retry on the next event',
               ),
             )

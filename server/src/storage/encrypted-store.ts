@@ -1,11 +1,13 @@
-import { createHash } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
 import {
   type ExpectedPlaintext,
+  IntegrityError,
   type Keyring,
   type WrappedKey,
   ENVELOPE_FORMAT,
   decryptChunks,
+  decryptWhole,
   encryptChunks,
   encryptedSize,
 } from '../crypto/envelope.ts';
@@ -14,6 +16,10 @@ import type { BlobStorage } from './storage.ts';
 export interface StoredObject extends WrappedKey {
   format: number;
 }
+
+/** A value's key, derived from an object's data key for one purpose (never the data key itself). */
+const valueKey = (dataKey: Buffer, purpose: string) =>
+  Buffer.from(hkdfSync('sha256', dataKey, Buffer.alloc(0), `medshare:${purpose}:v1`, 32));
 
 /** Blob storage that only ever sees ciphertext: a fresh data key per object, wrapped by the master key. */
 export function createEncryptedStore(storage: BlobStorage, keyring: Keyring) {
@@ -45,6 +51,64 @@ export function createEncryptedStore(storage: BlobStorage, keyring: Keyring) {
       const dataKey = keyring.unwrap(wrapped);
       const source = await storage.get(key, encryptedSize(expected.size));
       return Readable.from(decryptChunks(source, dataKey, expected), { objectMode: false });
+    },
+
+    /**
+     * The whole plaintext in one fresh ArrayBuffer of the expected size: one copy of the object,
+     * never chunks plus their concatenation; a buffer of its own, so that it can be moved to a worker.
+     */
+    async readAll(key: string, wrapped: WrappedKey, expected: ExpectedPlaintext): Promise<ArrayBuffer> {
+      // A driver that reads an object in one piece: one read, the chunks decrypted in one go, no stream.
+      if (storage.getWhole) {
+        const dataKey = keyring.unwrap(wrapped);
+        const sealed = await storage.getWhole(key, encryptedSize(expected.size));
+        return decryptWhole(sealed, dataKey, expected).buffer as ArrayBuffer;
+      }
+      const stream = await this.open(key, wrapped, expected);
+      const out = new Uint8Array(new ArrayBuffer(expected.size));
+      let at = 0;
+      for await (const chunk of stream as AsyncIterable<Buffer>) {
+        if (at + chunk.length > out.length) {
+          stream.destroy();
+          throw new IntegrityError('stored object is longer than recorded');
+        }
+        out.set(chunk, at);
+        at += chunk.length;
+      }
+      // The digest check at the end of the stream already refuses a short object; this is a second guard.
+      if (at !== out.length) throw new IntegrityError('stored object is shorter than recorded');
+      return out.buffer;
+    },
+
+    /**
+     * Seals a small value that belongs to a stored object (e.g. its parsed metadata) under a key
+     * derived from the object's data key: re-wrapping the master key covers it, and it opens only
+     * with the object's key. AES-256-GCM, `aad` binds it to its row. Format: nonce | ciphertext | tag.
+     */
+    sealValue(wrapped: WrappedKey, purpose: string, aad: string, plaintext: Uint8Array): Buffer {
+      const nonce = randomBytes(12);
+      const cipher = createCipheriv('aes-256-gcm', valueKey(keyring.unwrap(wrapped), purpose), nonce);
+      cipher.setAAD(Buffer.from(aad));
+      const body = Buffer.concat([cipher.update(plaintext), cipher.final()]);
+      return Buffer.concat([nonce, body, cipher.getAuthTag()]);
+    },
+
+    /** Opens what sealValue sealed; IntegrityError when it was altered or belongs to another row. */
+    openValue(wrapped: WrappedKey, purpose: string, aad: string, sealed: Uint8Array): Buffer {
+      if (sealed.length < 28) throw new IntegrityError('sealed value is too short');
+      try {
+        const decipher = createDecipheriv(
+          'aes-256-gcm',
+          valueKey(keyring.unwrap(wrapped), purpose),
+          sealed.subarray(0, 12),
+        );
+        decipher.setAAD(Buffer.from(aad));
+        decipher.setAuthTag(sealed.subarray(sealed.length - 16));
+        return Buffer.concat([decipher.update(sealed.subarray(12, sealed.length - 16)), decipher.final()]);
+      } catch (err) {
+        if (err instanceof IntegrityError) throw err;
+        throw new IntegrityError('sealed value failed authentication');
+      }
     },
   };
 }

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { type FileHandle, mkdir, open, readdir, rename, rm, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
+import { errorCode } from '../errors.ts';
 import { type BlobInfo, type BlobStorage, BlobNotFoundError, assertBlobKey } from './storage.ts';
 
 const TMP = '.tmp';
@@ -94,7 +95,7 @@ export function createFsStorage(root: string): BlobStorage {
           await rename(tmp, pathOf(key));
         } catch (err) {
           // The shard directory was removed behind our back (by hand, a restore): make it again once.
-          if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+          if (errorCode(err) !== 'ENOENT') throw err;
           forgetShard(dirOf(key));
           shard = await shardOf(key);
           await rename(tmp, pathOf(key));
@@ -119,6 +120,28 @@ export function createFsStorage(root: string): BlobStorage {
       // decrypted from that one buffer, instead of 64 KiB reads whose chunk frames straddle reads.
       const highWaterMark = expectedBytes ? Math.min(Math.max(expectedBytes, READ_MIN), READ_MAX) : READ_MIN;
       return handle.createReadStream({ highWaterMark });
+    },
+
+    async getWhole(key: string, maxBytes: number) {
+      assertBlobKey(key);
+      const handle = await open(pathOf(key), 'r').catch((err: NodeJS.ErrnoException) => {
+        if (err.code === 'ENOENT') throw new BlobNotFoundError(key);
+        throw err;
+      });
+      try {
+        // One read (and one thread-pool round trip) for the whole object; one byte more shows a longer one.
+        const out = Buffer.allocUnsafeSlow(maxBytes + 1);
+        let at = 0;
+        for (;;) {
+          const { bytesRead } = await handle.read(out, at, out.length - at, at);
+          if (bytesRead === 0) break;
+          at += bytesRead;
+          if (at === out.length) break;
+        }
+        return out.subarray(0, at);
+      } finally {
+        await handle.close();
+      }
     },
 
     async delete(key: string) {

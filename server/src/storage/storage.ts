@@ -27,6 +27,12 @@ export interface BlobStorage {
    * small object in one piece.
    */
   get(key: string, expectedBytes?: number): Promise<Readable>;
+  /**
+   * A small object's bytes in one buffer, read in one piece (optional: a driver without it is read
+   * through `get`). At most `maxBytes` + 1 bytes are read, so that a longer object is seen as such
+   * without being held whole.
+   */
+  getWhole?(key: string, maxBytes: number): Promise<Buffer>;
   /** Idempotent. */
   delete(key: string): Promise<void>;
   /** Every stored object (never partial writes). */

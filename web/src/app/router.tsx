@@ -1,15 +1,21 @@
 import { lazy, Suspense, type ComponentType, type LazyExoticComponent } from 'react';
 import { createBrowserRouter, Outlet, RouterProvider, type RouteObject } from 'react-router';
+import { LogoutContext } from '../components/layout/logout-context';
 import { RouteFallback } from '../components/ui/route-fallback';
 import { paths } from '../config/paths';
+import { useLogout } from '../features/auth/hooks/use-logout';
+import { useDismissErrorToastsOnPageChange } from './dismiss-errors-on-page-change';
 import { RequireAuth } from './require-auth';
+import { RequirePageAccess } from './require-page-access';
 import { RouteError } from './route-error';
+import { SignedOutOnly } from './signed-out-only';
 
 // Every page is its own chunk: the first visit downloads only the page it opens.
 const page = (load: () => Promise<{ default: ComponentType }>): LazyExoticComponent<ComponentType> => lazy(load);
 
 const Landing = page(() => import('./routes/landing'));
 const ShareImage = page(() => import('./routes/share-image'));
+const ExternalLink = page(() => import('./routes/external-link'));
 const Login = page(() => import('./routes/login'));
 const Register = page(() => import('./routes/register'));
 const VerifyAccount = page(() => import('./routes/verify-account'));
@@ -28,14 +34,20 @@ const AuditLogs = page(() => import('./routes/app/audit-logs'));
 const RolesPermissions = page(() => import('./routes/app/roles-permissions'));
 const AppSettings = page(() => import('./routes/app/app-settings'));
 const AiAnalysis = page(() => import('./routes/app/ai-analysis'));
+const Study = page(() => import('./routes/app/study'));
 // Cornerstone3D is large; this import keeps it out of every other page's download.
 const DicomViewer = page(() => import('../features/dicom-viewer/dicom-viewer-route'));
+const SeriesViewer = page(() => import('../features/dicom-viewer/series-viewer-route'));
 
 function RootLayout() {
+  const { logout, isPending } = useLogout();
+  useDismissErrorToastsOnPageChange();
   return (
-    <Suspense fallback={<RouteFallback />}>
-      <Outlet />
-    </Suspense>
+    <LogoutContext value={{ logout: () => void logout(), loggingOut: isPending }}>
+      <Suspense fallback={<RouteFallback />}>
+        <Outlet />
+      </Suspense>
+    </LogoutContext>
   );
 }
 
@@ -50,8 +62,24 @@ export const routes: RouteObject[] = [
     children: [
       { index: true, element: <Landing /> },
       { path: rel(paths.shareImage), element: <ShareImage /> },
-      { path: rel(paths.login), element: <Login /> },
-      { path: rel(paths.register), element: <Register /> },
+      // No account and no app shell: the link's cookie is its only credential.
+      { path: rel(paths.externalLink), element: <ExternalLink /> },
+      {
+        path: rel(paths.login),
+        element: (
+          <SignedOutOnly>
+            <Login />
+          </SignedOutOnly>
+        ),
+      },
+      {
+        path: rel(paths.register),
+        element: (
+          <SignedOutOnly>
+            <Register />
+          </SignedOutOnly>
+        ),
+      },
       { path: rel(paths.verifyAccount), element: <VerifyAccount /> },
       { path: rel(paths.forgotPassword), element: <ForgotPassword /> },
       { path: rel(paths.resetPassword), element: <ResetPassword /> },
@@ -61,18 +89,26 @@ export const routes: RouteObject[] = [
           {
             element: <AppLayout />,
             children: [
-              { path: rel(paths.dashboard), element: <Dashboard /> },
-              { path: rel(paths.adminDashboard), element: <AdminDashboard /> },
-              { path: rel(paths.profile), element: <Profile /> },
-              { path: `${rel(paths.userProfile)}/:id?`, element: <UserProfile /> },
-              { path: rel(paths.upload), element: <Upload /> },
-              { path: rel(paths.viewImages), element: <ViewImages /> },
-              { path: rel(paths.messages), element: <Messages /> },
-              { path: rel(paths.auditLogs), element: <AuditLogs /> },
-              { path: rel(paths.rolesPermissions), element: <RolesPermissions /> },
-              { path: rel(paths.appSettings), element: <AppSettings /> },
-              { path: `${rel(paths.aiAnalysis)}/:id?`, element: <AiAnalysis /> },
-              { path: `${rel(paths.dicomViewer)}/:id`, element: <DicomViewer /> },
+              {
+                // One rule for every page: a role that may not use a page sees 'Not available for your role'.
+                element: <RequirePageAccess />,
+                children: [
+                  { path: rel(paths.dashboard), element: <Dashboard /> },
+                  { path: rel(paths.adminDashboard), element: <AdminDashboard /> },
+                  { path: rel(paths.profile), element: <Profile /> },
+                  { path: `${rel(paths.userProfile)}/:id?`, element: <UserProfile /> },
+                  { path: rel(paths.upload), element: <Upload /> },
+                  { path: rel(paths.viewImages), element: <ViewImages /> },
+                  { path: rel(paths.messages), element: <Messages /> },
+                  { path: rel(paths.auditLogs), element: <AuditLogs /> },
+                  { path: rel(paths.rolesPermissions), element: <RolesPermissions /> },
+                  { path: rel(paths.appSettings), element: <AppSettings /> },
+                  { path: `${rel(paths.aiAnalysis)}/:id?`, element: <AiAnalysis /> },
+                  { path: `${rel(paths.dicomViewer)}/:id`, element: <DicomViewer /> },
+                  { path: rel(paths.series), element: <SeriesViewer /> },
+                  { path: `${rel(paths.study)}/:studyUid`, element: <Study /> },
+                ],
+              },
             ],
           },
         ],

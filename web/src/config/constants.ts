@@ -1,16 +1,19 @@
-/** localStorage key of the e-mail remembered between login/registration and code entry (spec §3). */
+/**
+ * localStorage key of the e-mail remembered between login/registration and code entry (`docs/product.md` ›
+ * Data the screens show).
+ */
 export const REMEMBERED_EMAIL_KEY = 'userEmail';
 
-/** Below this width the side menu becomes a temporary drawer (spec §9). */
+/** Below this width the side menu becomes a temporary drawer (`docs/product.md` › Constants and limits). */
 export const DESKTOP_MIN_WIDTH = 1024;
 
-/** Delays before redirecting, long enough to read the toast (spec §4, §9). */
+/** Delays before redirecting, long enough to read the toast (`docs/product.md` › Constants and limits). */
 export const REDIRECT_AFTER_LOGIN_MS = 1000;
 export const REDIRECT_AFTER_REGISTER_MS = 2000;
 export const REDIRECT_AFTER_VERIFY_MS = 2000;
 export const REDIRECT_AFTER_RESET_MS = 2000;
 
-/** The server lets a code be re-sent once a minute (DESIGN §5). */
+/** The server lets a code be re-sent once a minute (`docs/architecture.md` › Identity and sign-in). */
 export const RESEND_COOLDOWN_S = 60;
 
 /** sessionStorage flag set when the server ended the session, so the login page can say why. */

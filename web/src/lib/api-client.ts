@@ -1,5 +1,6 @@
 import type { FieldError, Pagination } from '@medshare/contracts';
 import { SESSION_ENDED_KEY } from '../config/constants';
+import { isFieldErrorCode } from './field-error-codes.ts';
 import { currentPath, hardNavigate } from './navigation.ts';
 import { clearSession } from './session.ts';
 import { persistor, store } from './store.ts';
@@ -41,7 +42,7 @@ export type RequestOptions = {
   signal?: AbortSignal;
 };
 
-/** 401 phrases the server uses for a session that is gone (DESIGN §4). */
+/** 401 phrases the server uses for a session that is gone (`docs/architecture.md` › API conventions). */
 const SESSION_ENDED = /expired|unauthenticated|authentication failed|invalid/i;
 
 type Envelope = {
@@ -68,8 +69,9 @@ export function toFieldErrors(raw: unknown): FieldError[] {
   if (!Array.isArray(raw)) return [];
   return raw.flatMap((item: unknown) => {
     if (item && typeof item === 'object' && 'message' in item) {
-      const { field, message } = item as { field?: unknown; message?: unknown };
-      return [{ field: typeof field === 'string' ? field : '', message: String(message) }];
+      const { field, message, code } = item as { field?: unknown; message?: unknown; code?: unknown };
+      const known = isFieldErrorCode(code) ? { code } : {};
+      return [{ field: typeof field === 'string' ? field : '', message: String(message), ...known }];
     }
     return [];
   });
@@ -176,9 +178,10 @@ export function currentToken(): string | null {
  */
 export async function apiBlob(
   path: string,
-  options: { query?: RequestOptions['query']; signal?: AbortSignal } = {},
+  options: { query?: RequestOptions['query']; signal?: AbortSignal; auth?: boolean } = {},
 ): Promise<Blob> {
-  const token = currentToken();
+  // `auth: false` for the share-link page: its cookie is the credential, a signed-in session has no part in it.
+  const token = options.auth === false ? null : currentToken();
   const headers = new Headers();
   if (token) headers.set('Authorization', `Bearer ${token}`);
   const params = new URLSearchParams();

@@ -1,27 +1,62 @@
 // The unstyled entry: the default one injects a <style> tag that the CSP refuses. Every module
 // must use this same entry, or toasts go to a second store that no container listens to.
-import { toast, type ToastOptions } from 'react-toastify/unstyled';
-import { ApiError } from './api-client.ts';
+import { toast as toastify, type Id, type ToastContent, type ToastOptions } from 'react-toastify/unstyled';
+import { errorLines, errorText } from './error-text.ts';
 
-export { toast };
+/** When each error toast still on screen was raised, so that success and a page change can clear it. */
+const errorsShown = new Map<Id, number>();
 
-/** The server's text when it sent one, else the screen's own wording. */
-export function messageOf(error: unknown, fallback: string): string {
-  return error instanceof ApiError && error.message ? error.message : fallback;
+toastify.onChange((item) => {
+  if (item.status === 'removed') errorsShown.delete(item.id);
+});
+
+/**
+ * Closes the error toasts raised more than `olderThanMs` ago: an error the user has since got past
+ * must not stay on screen next to the success (issue 17: a red 'Invalid or expired code' stayed
+ * after the right code signed in).
+ */
+export function dismissErrorToasts(olderThanMs = 0): void {
+  const cutoff = Date.now() - olderThanMs;
+  for (const [id, shownAt] of errorsShown) {
+    if (shownAt <= cutoff) {
+      errorsShown.delete(id);
+      toastify.dismiss(id);
+    }
+  }
+}
+
+function showError<TData = unknown>(content: ToastContent<TData>, options?: ToastOptions<TData>): Id {
+  const id = toastify.error(content, options);
+  errorsShown.set(id, Date.now());
+  return id;
+}
+
+function showSuccess<TData = unknown>(content: ToastContent<TData>, options?: ToastOptions<TData>): Id {
+  dismissErrorToasts();
+  return toastify.success(content, options);
 }
 
 /**
- * Spec §8: one toast per field error as 'field: message', else the server's message, else the
- * screen's fallback.
+ * react-toastify's `toast`, except that errors are remembered and a success clears them. The rest
+ * of its API (warning, info, dismiss, isActive, …) is react-toastify's own.
+ */
+export const toast: typeof toastify = Object.assign(
+  <TData = unknown>(content: ToastContent<TData>, options?: ToastOptions<TData>) => toastify(content, options),
+  toastify,
+  { error: showError, success: showSuccess },
+);
+
+/** The server's text when it wrote one for people, else the screen's own wording. */
+export function messageOf(error: unknown, fallback: string): string {
+  return errorText(error, fallback);
+}
+
+/**
+ * `docs/product.md` › Messages and errors: one toast per field error, worded from its code
+ * (lib/error-text.ts), else the server's message, else the screen's fallback.
  */
 export function toastApiError(error: unknown, fallback: string, options?: ToastOptions): void {
-  if (error instanceof ApiError && error.errors.length > 0) {
-    for (const item of error.errors) {
-      toast.error(item.field ? `${item.field}: ${item.message}` : item.message, options);
-    }
-    return;
-  }
-  toast.error(messageOf(error, fallback), options);
+  for (const line of errorLines(error, fallback)) toast.error(line, options);
 }
 
 /**

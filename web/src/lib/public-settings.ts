@@ -1,39 +1,33 @@
 import type { PublicSettings } from '@medshare/contracts';
-import { useEffect, useState } from 'react';
-import { api } from './api-client.ts';
+import { ApiPaths } from '@medshare/contracts/paths';
+import { apiSlice } from './api-slice.ts';
 
-/** DESIGN §12 defaults, used until (or if) the server's public settings arrive. */
+/** The defaults of `docs/architecture.md` › Settings, used until (or if) the server's public settings arrive. */
 export const DEFAULT_PUBLIC_SETTINGS: PublicSettings = {
   displayLocale: 'en-PK',
   displayTimeZone: 'Asia/Karachi',
   maxUploadMb: 10,
+  maxImportFiles: 2000,
+  maxImportMb: 2048,
 };
 
-let cached: Promise<PublicSettings> | null = null;
+/**
+ * Locale, time zone and upload limit: one cached read for every screen (no sign-in needed). The
+ * settings screen's add, edit and delete invalidate the `PublicSettings` tag, so every mounted page
+ * shows a new time zone or upload limit at once.
+ */
+export const publicSettingsApi = apiSlice.injectEndpoints({
+  endpoints: (build) => ({
+    getPublicSettings: build.query<PublicSettings, void>({
+      query: () => ({ url: `${ApiPaths.settings}/public`, auth: false }),
+      transformResponse: (result) => ({ ...DEFAULT_PUBLIC_SETTINGS, ...(result.data as Partial<PublicSettings>) }),
+      providesTags: ['PublicSettings'],
+    }),
+  }),
+});
 
-/** Locale, time zone and upload limit; read once per page load (they change rarely). */
-export function getPublicSettings(): Promise<PublicSettings> {
-  cached ??= api
-    .get<PublicSettings>('/appsetting/public', { auth: false })
-    .then((result) => ({ ...DEFAULT_PUBLIC_SETTINGS, ...result.data }))
-    .catch(() => {
-      cached = null;
-      return DEFAULT_PUBLIC_SETTINGS;
-    });
-  return cached;
-}
-
-/** The server's display settings; the defaults until they arrive. */
+/** The server's public settings; the defaults until they arrive, or when they cannot be read (asked again on the next mount). */
 export function usePublicSettings(): PublicSettings {
-  const [settings, setSettings] = useState<PublicSettings>(DEFAULT_PUBLIC_SETTINGS);
-  useEffect(() => {
-    let live = true;
-    void getPublicSettings().then((value) => {
-      if (live) setSettings(value);
-    });
-    return () => {
-      live = false;
-    };
-  }, []);
-  return settings;
+  const { data } = publicSettingsApi.useGetPublicSettingsQuery();
+  return data ?? DEFAULT_PUBLIC_SETTINGS;
 }

@@ -1,4 +1,4 @@
-import { combineReducers, configureStore } from '@reduxjs/toolkit';
+import { combineReducers, configureStore, isPlain, type Middleware } from '@reduxjs/toolkit';
 import { useDispatch, useSelector } from 'react-redux';
 import {
   FLUSH,
@@ -11,6 +11,8 @@ import {
   persistStore,
   type Storage,
 } from 'redux-persist';
+import { ApiError, apiRequest } from './api-client.ts';
+import { type ApiClient, apiSlice } from './api-slice.ts';
 import { sessionSlice } from './session.ts';
 
 /**
@@ -25,18 +27,50 @@ const localStorageAdapter: Storage = {
 
 const rootReducer = combineReducers({
   [sessionSlice.reducerPath]: sessionSlice.reducer,
+  [apiSlice.reducerPath]: apiSlice.reducer,
 });
+
+/**
+ * When a session ends (logout, account deleted, a 401 that says it is gone) or another one
+ * replaces it, the server-state cache is emptied: one user's lists never show to the next.
+ */
+const resetCacheWhenSessionEnds: Middleware<object, RootState> = (api) => (next) => (action) => {
+  const before = api.getState().session.token;
+  const result = next(action);
+  const after = api.getState().session.token;
+  if (before !== null && after !== before) api.dispatch(apiSlice.util.resetApiState());
+  return result;
+};
 
 const persistedReducer = persistReducer(
   {
     key: 'root',
     storage: localStorageAdapter,
-    // Only the session survives a reload; lists of images or messages never touch the disk.
+    // Only the session survives a reload; the server-state cache (`api`) never touches the disk.
     whitelist: [sessionSlice.reducerPath],
     timeout: 5000,
   },
   rootReducer,
 );
+
+/**
+ * Failed calls stay `ApiError` instances so `instanceof ApiError` works after `.unwrap()`; their
+ * fields (status, message, field errors, code) are plain data, so the cache may hold them.
+ */
+function isSerializable(value: unknown): boolean {
+  return isPlain(value) || value instanceof ApiError;
+}
+
+/**
+ * What the api slice's base query calls. A getter: when the client is the first module to load,
+ * this store is built before the client's class exists (functions like apiRequest already do).
+ */
+const apiClient: ApiClient = {
+  request: apiRequest,
+  get ApiError() {
+    return ApiError;
+  },
+};
 
 export function createStore(preloadedState?: Partial<RootState>) {
   return configureStore({
@@ -44,9 +78,13 @@ export function createStore(preloadedState?: Partial<RootState>) {
     preloadedState: preloadedState as ReturnType<typeof persistedReducer> | undefined,
     middleware: (getDefault) =>
       getDefault({
+        thunk: { extraArgument: apiClient },
         // redux-persist's own actions carry functions; they never reach our reducers' state.
-        serializableCheck: { ignoredActions: [FLUSH, REHYDRATE, PAUSE, PERSIST, PURGE, REGISTER] },
-      }),
+        serializableCheck: {
+          ignoredActions: [FLUSH, REHYDRATE, PAUSE, PERSIST, PURGE, REGISTER],
+          isSerializable,
+        },
+      }).concat(apiSlice.middleware, resetCacheWhenSessionEnds),
   });
 }
 

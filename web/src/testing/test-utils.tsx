@@ -54,7 +54,3 @@ export function renderRoutes(routes: RouteObject[], path: string) {
 export function renderWithProviders(ui: ReactElement, path = '/') {
   return renderRoutes([{ path: '*', element: ui }], path);
 }
-
-export function jsonResponse(status: number, body: unknown): Response {
-  return new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json' } });
-}

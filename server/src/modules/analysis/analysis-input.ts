@@ -9,9 +9,11 @@ export async function analysisInputOf(
   bytes: Buffer,
   contentType: ImageContentType,
   dicom: DicomDecoder,
+  /** Who asked (the DICOM pool's fair queue). */
+  owner?: string,
 ): Promise<AnalysisInput> {
   if (contentType === 'application/pdf') throw badRequest(AnalysisTexts.pdfNotSupported);
-  if (contentType === 'application/dicom') return dicomAnalysisInput(bytes, dicom);
+  if (contentType === 'application/dicom') return dicomAnalysisInput(bytes, dicom, owner);
   let meta: Metadata;
   try {
     meta = await sharp(bytes, { limitInputPixels: 100_000_000, failOn: 'error' }).metadata();

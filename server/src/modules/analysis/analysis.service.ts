@@ -16,10 +16,10 @@ import type { Logger } from 'pino';
 import type { FieldEncryption } from '../../crypto/field-encryption.ts';
 import type { Db } from '../../db/db.ts';
 import type { AnalysisRow } from '../../db/schema.ts';
-import { AppError, badRequest, forbidden } from '../../errors.ts';
+import { AppError, badRequest, errorMessage, forbidden } from '../../errors.ts';
 import { paginationOf } from '../../http/envelope.ts';
 import type { AuditService } from '../audit/audit.service.ts';
-import type { Actor } from '../auth/auth.service.ts';
+import type { Actor } from '../auth/actor.ts';
 import type { ImagesService } from '../images/images.service.ts';
 import { analysisInputOf } from './analysis-input.ts';
 import type { DicomDecoder } from './dicom-input.ts';
@@ -101,12 +101,12 @@ export function createAnalysisService({ db, images, dicom, audit, encryption, pr
       const bytes = Buffer.concat(await opened.stream.toArray());
       const type = ImageContentTypeSchema.safeParse(opened.contentType);
       if (!type.success) throw badRequest(AnalysisTexts.undecodable);
-      const input = await analysisInputOf(bytes, type.data, dicom);
+      const input = await analysisInputOf(bytes, type.data, dicom, actor.userId);
       findings = cleanFindings(
         await provider.analyze(input).catch((err: unknown) => {
           if (err instanceof AppError) throw err;
           // The provider could not read the pixels (a file sharp or the DICOM decoder refuses).
-          log.warn({ imageId, problem: (err as Error).message }, 'analysis input could not be decoded');
+          log.warn({ imageId, problem: errorMessage(err) }, 'analysis input could not be decoded');
           throw badRequest(AnalysisTexts.undecodable);
         }),
       );

@@ -1,21 +1,22 @@
 import { AnalysisTexts } from '@medshare/contracts';
 import { AppError, badRequest } from '../../errors.ts';
+import { DicomMessages } from '../dicom/dicom-core.ts';
 import type { DicomEngine } from '../dicom/dicom-engine.ts';
 import { type AnalysisInput, codeString } from './providers/provider.ts';
 
-/** What analysis needs of the DICOM module: its worker-backed, time-limited header reader and renderer. */
-export type DicomDecoder = Pick<DicomEngine, 'inspect' | 'render'>;
+/** What analysis needs of the DICOM module: its worker-backed, time-limited renderer. */
+export type DicomDecoder = Pick<DicomEngine, 'render'>;
 
 /**
- * A DICOM object as analysis input: the header through `inspect` (only its non-PHI summary is
- * kept; the PHI half is dropped here), the pixels through `render` (first frame, modality LUT and
- * default VOI window, 8-bit RGBA). Both run in the DICOM module's worker pool.
+ * A DICOM object as analysis input, from one worker job (one parse, within the memory bounds of
+ * every DICOM read): the pixels through `render` (first frame, modality LUT and default VOI window,
+ * 8-bit RGBA) and the header's non-PHI summary that comes with it. `owner`: whose job it is in the
+ * DICOM pool's fair queue (the user who asked).
  */
-export async function dicomAnalysisInput(bytes: Buffer, dicom: DicomDecoder): Promise<AnalysisInput> {
+export async function dicomAnalysisInput(bytes: Buffer, dicom: DicomDecoder, owner?: string): Promise<AnalysisInput> {
   try {
-    const { summary } = await dicom.inspect(bytes);
-    if (summary.kind !== 'image') throw badRequest(AnalysisTexts.noPixelData);
-    const rendered = await dicom.render(bytes);
+    const rendered = await dicom.render(bytes, owner);
+    const { summary } = rendered;
     const pixels = Buffer.from(rendered.pixels.buffer, rendered.pixels.byteOffset, rendered.pixels.byteLength);
     return {
       pixels: { kind: 'raw', data: pixels, width: rendered.width, height: rendered.height, channels: 4 },
@@ -33,9 +34,12 @@ export async function dicomAnalysisInput(bytes: Buffer, dicom: DicomDecoder): Pr
       },
     };
   } catch (err) {
+    // A data set without pixel data (structured report, ECG) has no frame to render.
+    if (err instanceof AppError && err.message === DicomMessages.noFrames) throw badRequest(AnalysisTexts.noPixelData);
     // The engine answers refusals as AppError 400/415 with a safe message; say what failed.
     if (err instanceof AppError) {
-      if (err.message === AnalysisTexts.noPixelData) throw err;
+      // Too large is said as it is (413), with the bound in the message.
+      if (err.status === 413) throw err;
       throw badRequest(`${AnalysisTexts.undecodable} ${err.message}`);
     }
     throw err;

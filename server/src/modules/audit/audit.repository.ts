@@ -1,3 +1,4 @@
+import { AUDIT_READ_ACTIONS, type AuditCategory } from '@medshare/contracts';
 import { type Expression, type RawBuilder, type SqlBool, sql } from 'kysely';
 import type { Db } from '../../db/db.ts';
 import { type ChainFields, chainTail } from './audit-chain.ts';
@@ -9,6 +10,7 @@ export interface AuditListFilter {
   /** Only rows whose actor is this user (audit:read_own). */
   actorId: string | null;
   action: string | null;
+  category: AuditCategory | null;
   /** Lower-cased prefix of the actor's full name, last name, username or e-mail. */
   search: string | null;
   from: AuditTimeBound | null;
@@ -20,6 +22,12 @@ function auditWhere(f: AuditListFilter): Expression<SqlBool>[] {
   const where: Expression<SqlBool>[] = [];
   if (f.actorId) where.push(sql<SqlBool>`a.user_id = ${f.actorId}`);
   if (f.action) where.push(sql<SqlBool>`a.action_type = ${f.action}`);
+  if (f.category === 'refusals') where.push(sql<SqlBool>`a.status = 'failure'`);
+  else if (f.category) {
+    const reads = sql<SqlBool>`a.action_type = ANY(${[...AUDIT_READ_ACTIONS]}::text[])`;
+    where.push(sql<SqlBool>`a.status = 'success'`);
+    where.push(f.category === 'reads' ? reads : sql<SqlBool>`NOT (${reads})`);
+  }
   if (f.from) {
     where.push(
       'date' in f.from
@@ -62,6 +70,11 @@ export interface AuditCtes {
 const APPLIED = sql<boolean>`(SELECT CASE WHEN count(*) = 1 THEN true
   ELSE ('audit head row is missing: ' || count(*))::int::boolean END FROM audit_moved)`;
 
+/** As APPLIED, for rows appended only when `when` holds: then exactly one head move, else none. */
+const appliedIf = (when: RawBuilder<boolean>) => sql<boolean>`(SELECT CASE
+  WHEN count(*) = (CASE WHEN ${when} THEN 1 ELSE 0 END) THEN true
+  ELSE ('audit head row is missing: ' || count(*))::int::boolean END FROM audit_moved)`;
+
 /**
  * Top-level CTEs that append `events` to the chain, in order, as part of one statement (its own
  * or another module's: an action and its audit rows then commit together, in one round trip).
@@ -69,13 +82,19 @@ const APPLIED = sql<boolean>`(SELECT CASE WHEN count(*) = 1 THEN true
  * hashes `["<previous hash>",` + the tail that `chainTail` made here, which is exactly
  * `chainHash`'s input, so `audit:verify` recomputes every hash in JavaScript. Rows are inserted
  * in chain order, after the lock is taken, so ids follow the chain when appends race.
+ *
+ * With `when` (a condition on CTEs written before these, e.g. `EXISTS (SELECT 1 FROM inserted)`),
+ * the rows are appended only if it holds: an action that may lose a race (INSERT … ON CONFLICT DO
+ * NOTHING) is audited exactly when it happened. The head is then locked only after that CTE ran.
  */
-export function auditCtes(events: Omit<ChainFields, 'createdAt'>[]): AuditCtes {
+export function auditCtes(events: Omit<ChainFields, 'createdAt'>[], when?: RawBuilder<boolean>): AuditCtes {
   if (!events.length) throw new Error('auditCtes needs at least one event');
   // Microsecond timestamps from the database would not survive a round trip through Date.
   const createdAt = new Date();
   const ctes: RawBuilder<unknown>[] = [
-    sql`audit_h0 AS (SELECT last_hash AS hash FROM audit_head WHERE id = 1 FOR UPDATE)`,
+    when
+      ? sql`audit_h0 AS (SELECT last_hash AS hash FROM audit_head WHERE id = 1 AND (${when}) FOR UPDATE)`
+      : sql`audit_h0 AS (SELECT last_hash AS hash FROM audit_head WHERE id = 1 FOR UPDATE)`,
   ];
   const rows: RawBuilder<unknown>[] = [];
   events.forEach((f, i) => {
@@ -101,7 +120,7 @@ export function auditCtes(events: Omit<ChainFields, 'createdAt'>[]): AuditCtes {
     UPDATE audit_head SET last_id = (SELECT max(id) FROM audit_appended), last_hash = ${last}.hash
     FROM ${last} WHERE audit_head.id = 1
     RETURNING audit_head.id)`);
-  return { ctes: sql.join(ctes, sql`, `), applied: APPLIED };
+  return { ctes: sql.join(ctes, sql`, `), applied: when ? appliedIf(when) : APPLIED };
 }
 
 /** Appends rows in chain order in one statement (the head's lock is held across it, so it is one round trip). */

@@ -1,7 +1,6 @@
 import {
   AuditActionListSchema,
   AuditLogsResponseSchema,
-  ErrorResponseSchema,
   ListAuditLogsQuerySchema,
   envelope,
 } from '@medshare/contracts';
@@ -9,8 +8,9 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { AppContext } from '../../app-context.ts';
 import { actorOf } from '../../http/auth-hooks.ts';
 import { ok } from '../../http/envelope.ts';
+import { routeDocs } from '../../http/route-schema.ts';
 
-const e = ErrorResponseSchema;
+const docs = routeDocs('audit');
 
 /** The audit trail, read-only: audit:read_all sees every row, audit:read_own only rows one acted in. */
 export function auditRoutes(ctx: AppContext): FastifyPluginAsyncZod {
@@ -20,14 +20,12 @@ export function auditRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       '/logs',
       {
         onRequest: ctx.hooks.authenticate,
-        schema: {
-          tags: ['audit'],
+        schema: docs.signedIn([400, 401, 403], {
           summary:
             'Audit rows, newest first; search by user, filter by action and date range (audit:read_all or audit:read_own)',
-          security: [{ bearer: [] }],
           querystring: ListAuditLogsQuerySchema,
-          response: { 200: AuditLogsResponseSchema, 400: e, 401: e, 403: e },
-        },
+          response: { 200: AuditLogsResponseSchema },
+        }),
       },
       async (request) => {
         const { items, pagination } = await audit.listLogs(actorOf(request), request.query);
@@ -40,12 +38,10 @@ export function auditRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       '/actions',
       {
         onRequest: ctx.hooks.authenticate,
-        schema: {
-          tags: ['audit'],
+        schema: docs.signedIn([401, 403], {
           summary: 'Distinct action types for the filter (the caller’s own with audit:read_own)',
-          security: [{ bearer: [] }],
-          response: { 200: envelope(AuditActionListSchema), 401: e, 403: e },
-        },
+          response: { 200: envelope(AuditActionListSchema) },
+        }),
       },
       async (request) => ok(await audit.listActions(actorOf(request))),
     );

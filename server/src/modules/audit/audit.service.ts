@@ -1,9 +1,17 @@
-import { AUDIT_MAX_WINDOW, type AuditLog, type AuditPagination, type ListAuditLogsQuery } from '@medshare/contracts';
+import {
+  AUDIT_MAX_WINDOW,
+  type AuditAction,
+  type AuditLog,
+  type AuditPagination,
+  type ListAuditLogsQuery,
+} from '@medshare/contracts';
+import type { RawBuilder } from 'kysely';
 import type { Logger } from 'pino';
 import { badRequest, forbidden } from '../../errors.ts';
 import { paginationOf } from '../../http/envelope.ts';
-import type { Actor } from '../auth/auth.service.ts';
+import type { Actor } from '../auth/actor.ts';
 import { GENESIS_HASH, chainHash } from './audit-chain.ts';
+import { auditScope } from './audit-scope.ts';
 import {
   type AuditCtes,
   type AuditListFilter,
@@ -14,7 +22,7 @@ import {
 
 export interface AuditEvent {
   userId: string | null;
-  action: string;
+  action: AuditAction;
   table?: string | null;
   recordId?: string | null;
   ip?: string | null;
@@ -117,6 +125,7 @@ export function createAuditService({
       const filter: AuditListFilter = {
         actorId,
         action: q.action || null,
+        category: q.category ?? null,
         search: q.search ? q.search.toLowerCase().replace(/\s+/g, ' ') : null,
         from: bound(q.from),
         to: bound(q.to),
@@ -154,12 +163,17 @@ export function createAuditService({
 
     /**
      * The events as CTEs for another module's statement: the action and its audit rows commit (or
-     * roll back) together, in one round trip.
+     * roll back) together, in one round trip. With `when`, they are appended only if it holds
+     * (see `auditCtes`).
      */
-    inStatement: (events: AuditEvent[]): AuditCtes => auditCtes(events.map(fieldsOf)),
+    inStatement: (events: AuditEvent[], when?: RawBuilder<boolean>): AuditCtes => auditCtes(events.map(fieldsOf), when),
 
     /** Appends one event; resolves once it has committed (with the others of its batch, see `batchedAppender`). */
-    record: (event: AuditEvent): Promise<void> => appender.append(fieldsOf(event)),
+    record(event: AuditEvent): Promise<void> {
+      const scope = auditScope.getStore();
+      if (scope && event.status === 'failure') scope.failureRecorded = true;
+      return appender.append(fieldsOf(event));
+    },
 
     /** Audit writes that must not fail the request they describe (e.g. a refused login). */
     async recordQuietly(event: AuditEvent): Promise<void> {

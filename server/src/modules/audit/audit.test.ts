@@ -1,4 +1,4 @@
-import { AUDIT_MAX_WINDOW } from '@medshare/contracts';
+import { AUDIT_MAX_WINDOW, type AuditAction } from '@medshare/contracts';
 import { sql } from 'kysely';
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
@@ -11,6 +11,9 @@ import { type SignedIn, type TestApp, createTestApp, loginAdmin, newUser } from 
 import { fixtures, uploadFile } from '../images/images.test-helpers.ts';
 import { createAuditRepository } from './audit.repository.ts';
 import { batchedAppender, createAuditService } from './audit.service.ts';
+
+/** An action no service records, so these tests' queries find only their own rows. */
+const testAction = (name: `test.${string}`) => name as AuditAction;
 
 const CLI = fileURLToPath(new URL('../../cli/audit-verify.ts', import.meta.url));
 const run = promisify(execFile);
@@ -142,7 +145,10 @@ describe('GET /api/audit/logs and /api/audit/actions', () => {
   });
 
   it('answers a user that no longer exists as null, without failing', async () => {
-    await t.app.ctx.services.audit.record({ userId: '00000000-0000-4000-8000-000000000000', action: 'test.orphan' });
+    await t.app.ctx.services.audit.record({
+      userId: '00000000-0000-4000-8000-000000000000',
+      action: testAction('test.orphan'),
+    });
     const rows = (await get('/api/audit/logs?action=test.orphan', admin.token)).json().data as Row[];
     expect(rows[0]!.user).toBeNull();
   });
@@ -153,7 +159,7 @@ describe('tamper detection', () => {
   beforeAll(async () => {
     t = await createTestApp();
     for (let i = 0; i < 6; i++)
-      await t.app.ctx.services.audit.record({ userId: null, action: 'test.event', reason: `event ${i}` });
+      await t.app.ctx.services.audit.record({ userId: null, action: testAction('test.event'), reason: `event ${i}` });
   });
   afterAll(async () => t?.close());
 
@@ -178,7 +184,7 @@ describe('tamper detection', () => {
     // Text that JSON escapes or that is not ASCII (quotes, backslash, control characters, other
     // scripts, an emoji): the database hashes the text JavaScript escaped, and audit:verify must agree.
     const odd = 'qu"ote \\ line\nbreak \u0001 Łódź 東京 🩻';
-    const event = (i: number) => ({ userId: null, action: 'test.race', reason: `${odd} ${i}` });
+    const event = (i: number) => ({ userId: null, action: testAction('test.race'), reason: `${odd} ${i}` });
     // Single appends and two-row appends (as an upload with its patient share writes) racing.
     await Promise.all(
       Array.from({ length: 40 }, (_, i) =>
@@ -199,7 +205,7 @@ describe('tamper detection', () => {
   it('verifies a row whose reason held a lone UTF-16 surrogate (stored and hashed as U+FFFD)', async () => {
     await t.app.ctx.services.audit.record({
       userId: null,
-      action: 'test.surrogate',
+      action: testAction('test.surrogate'),
       reason: 'half \ud83e of an emoji',
     });
     const row = await db()
@@ -215,7 +221,7 @@ describe('tamper detection', () => {
     const repo = createAuditRepository(db());
     const headBefore = await repo.getHead();
     // A row committed after verification read the head, before it finished walking.
-    await t.app.ctx.services.audit.record({ userId: null, action: 'test.concurrent' });
+    await t.app.ctx.services.audit.record({ userId: null, action: testAction('test.concurrent') });
     const verifier = createAuditService({
       repo: { ...repo, getHead: async () => headBefore },
       log: pino({ level: 'silent' }),
@@ -254,7 +260,8 @@ describe('tamper detection', () => {
   it('notices a deleted tail row through the head record', async () => {
     const fresh = await createTestApp();
     try {
-      for (let i = 0; i < 3; i++) await fresh.app.ctx.services.audit.record({ userId: null, action: 'test.event' });
+      for (let i = 0; i < 3; i++)
+        await fresh.app.ctx.services.audit.record({ userId: null, action: testAction('test.event') });
       const tail = (
         await fresh.app.ctx.database.db
           .selectFrom('audit_logs')
@@ -346,7 +353,7 @@ describe('batched appends (group commit)', () => {
   }
   const row = (reason: string) => ({
     userId: null,
-    actionType: 'test.batch',
+    actionType: testAction('test.batch'),
     tableName: null,
     recordId: null,
     ipAddress: null,
@@ -402,7 +409,9 @@ describe('batched appends (group commit)', () => {
         .executeTakeFirstOrThrow();
       const audit = t.app.ctx.services.audit;
       await Promise.all(
-        Array.from({ length: 100 }, (_, i) => audit.record({ userId: null, action: 'test.batch', reason: `r${i}` })),
+        Array.from({ length: 100 }, (_, i) =>
+          audit.record({ userId: null, action: testAction('test.batch'), reason: `r${i}` }),
+        ),
       );
       const rows = await db
         .selectFrom('audit_logs')
@@ -444,9 +453,9 @@ describe('audit head row missing', () => {
       const before = { images: await count('images'), audit: await count('audit_logs') };
       await sql`DELETE FROM audit_head`.execute(db);
 
-      await expect(t.app.ctx.services.audit.record({ userId: null, action: 'test.headless' })).rejects.toThrow(
-        /audit head row is missing/,
-      );
+      await expect(
+        t.app.ctx.services.audit.record({ userId: null, action: testAction('test.headless') }),
+      ).rejects.toThrow(/audit head row is missing/);
       const png = fixtures().find((f) => f.type === 'image/png')!;
       const res = await uploadFile(t, provider.token, { name: 'x.png', type: 'image/png', data: png.data });
       expect(res.statusCode).toBe(500);

@@ -2,7 +2,6 @@ import {
   AuthMessages,
   ConfirmBodySchema,
   ConfirmResponseDataSchema,
-  ErrorResponseSchema,
   ForgotPasswordBodySchema,
   LoginBodySchema,
   LoginResponseDataSchema,
@@ -17,14 +16,9 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { ok } from '../../http/envelope.ts';
 import type { AppContext } from '../../app-context.ts';
 import { actorOf } from '../../http/auth-hooks.ts';
+import { routeDocs } from '../../http/route-schema.ts';
 
-const errors = {
-  400: ErrorResponseSchema,
-  401: ErrorResponseSchema,
-  403: ErrorResponseSchema,
-  409: ErrorResponseSchema,
-  429: ErrorResponseSchema,
-};
+const docs = routeDocs('auth');
 
 export function authRoutes(ctx: AppContext): FastifyPluginAsyncZod {
   const { auth } = ctx.services;
@@ -39,12 +33,12 @@ export function authRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       '/register',
       {
         config: limited,
-        schema: {
-          tags: ['auth'],
-          summary: 'Self-register as patient or healthProvider; mails a 6-digit code',
+        schema: docs.open([400, 401, 403, 409, 429], {
+          summary:
+            'Self-register as patient or healthProvider; mails a 6-digit code. A taken e-mail answers the same (its owner is mailed instead); a taken username answers 409',
           body: RegisterBodySchema,
-          response: { 201: envelope(RegisterResponseDataSchema), ...errors },
-        },
+          response: { 201: envelope(RegisterResponseDataSchema) },
+        }),
       },
       async (request, reply) => {
         const data = await auth.register(request.body, reqCtx(request));
@@ -58,12 +52,12 @@ export function authRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       '/login',
       {
         config: limited,
-        schema: {
-          tags: ['auth'],
-          summary: 'Check the password and mail the second-factor code',
+        schema: docs.open([400, 401, 403, 409, 429], {
+          summary:
+            'Check the password and mail the second-factor code; 429 after 5 wrong passwords for one e-mail from one address (15 min, doubling) or 100 from one address in an hour',
           body: LoginBodySchema,
-          response: { 200: envelope(LoginResponseDataSchema), ...errors },
-        },
+          response: { 200: envelope(LoginResponseDataSchema) },
+        }),
       },
       async (request) => ok(await auth.login(request.body, reqCtx(request)), AuthMessages.codeSent),
     );
@@ -72,12 +66,11 @@ export function authRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       '/confirm',
       {
         config: limited,
-        schema: {
-          tags: ['auth'],
+        schema: docs.open([400, 401, 403, 409, 429], {
           summary: 'Confirm the e-mail or complete a login with the mailed code',
           body: ConfirmBodySchema,
-          response: { 200: envelope(ConfirmResponseDataSchema), ...errors },
-        },
+          response: { 200: envelope(ConfirmResponseDataSchema) },
+        }),
       },
       async (request) => {
         const { data, message } = await auth.confirm(request.body, reqCtx(request));
@@ -89,12 +82,12 @@ export function authRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       '/resend-code',
       {
         config: limited,
-        schema: {
-          tags: ['auth'],
-          summary: 'Send the open verification code again (at most once a minute)',
+        schema: docs.open([400, 401, 403, 409, 429], {
+          summary:
+            'Send a new code for a sign-in that passed the password (code unused, not locked, under an hour old; once a minute, 3 an hour per account); same answer either way',
           body: ResendCodeBodySchema,
-          response: { 200: MessageOnlyResponseSchema, ...errors },
-        },
+          response: { 200: MessageOnlyResponseSchema },
+        }),
       },
       async (request) => {
         await auth.resendCode(request.body.email, reqCtx(request));
@@ -110,12 +103,11 @@ export function authRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       '/forgot-password',
       {
         config: limited,
-        schema: {
-          tags: ['auth'],
+        schema: docs.open([400, 401, 403, 409, 429], {
           summary: 'Mail a reset code and link; same answer whether or not the account exists',
           body: ForgotPasswordBodySchema,
-          response: { 200: MessageOnlyResponseSchema, ...errors },
-        },
+          response: { 200: MessageOnlyResponseSchema },
+        }),
       },
       async (request) => {
         await auth.forgotPassword(request.body.email, reqCtx(request));
@@ -127,12 +119,11 @@ export function authRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       '/reset-password',
       {
         config: limited,
-        schema: {
-          tags: ['auth'],
+        schema: docs.open([400, 401, 403, 409, 429], {
           summary: 'Reset with {email, otp, newPassword} or {token, password}; ends every session',
           body: ResetPasswordBodySchema,
-          response: { 200: MessageOnlyResponseSchema, ...errors },
-        },
+          response: { 200: MessageOnlyResponseSchema },
+        }),
       },
       async (request) => {
         await auth.resetPassword(request.body, reqCtx(request));
@@ -144,12 +135,10 @@ export function authRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       '/logout',
       {
         preHandler: ctx.hooks.authenticate,
-        schema: {
-          tags: ['auth'],
+        schema: docs.signedIn([401], {
           summary: 'End this session on the server',
-          security: [{ bearer: [] }],
-          response: { 200: MessageOnlyResponseSchema, 401: ErrorResponseSchema },
-        },
+          response: { 200: MessageOnlyResponseSchema },
+        }),
       },
       async (request) => {
         await auth.logout(actorOf(request));

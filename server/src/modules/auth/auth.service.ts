@@ -15,22 +15,26 @@ import type { Logger } from 'pino';
 import type { PasswordHasher } from '../../crypto/passwords.ts';
 import { generateCode, generateLinkToken, sha256Hex } from '../../crypto/passwords.ts';
 import type { Db } from '../../db/db.ts';
+import { createTransactor } from '../../db/transactor.ts';
 import type { CodePurpose } from '../../db/schema.ts';
 import {
   type AppError,
   badRequest,
   conflict,
+  errorMessage,
   forbidden,
+  isUniqueViolation,
   tooManyRequests,
   unauthenticated,
   validationFailed,
 } from '../../errors.ts';
 import type { Mailer } from '../../mail/mailer.ts';
-import { passwordResetMail, verificationCodeMail } from '../../mail/templates.ts';
-import type { AuditService } from '../audit/audit.service.ts';
+import { passwordResetMail, registrationAttemptMail, verificationCodeMail } from '../../mail/templates.ts';
+import type { AuditEvent, AuditService } from '../audit/audit.service.ts';
 import type { SettingsService } from '../settings/settings.service.ts';
-import { blankToNull, presentUser } from '../users/users.presenter.ts';
-import { type UserWithRole, createUsersRepository } from '../users/users.repository.ts';
+import type { AccountRow, UserAccounts } from '../users/accounts.ts';
+import type { Actor } from './actor.ts';
+import { type ThrottleLimits, createAuthThrottle } from './auth-throttle.ts';
 import { createAuthRepository } from './auth.repository.ts';
 import { checkPassword } from './password-policy.ts';
 import type { TokenSigner } from './tokens.ts';
@@ -38,22 +42,24 @@ import type { TokenSigner } from './tokens.ts';
 export const MAX_CODE_ATTEMPTS = 5;
 export const SESSION_ABSOLUTE_HOURS = 12;
 const RESEND_INTERVAL_MS = 60_000;
+/** A sign-in code is re-sent only this long after the password was checked, however often; later, sign in again. */
+const RESEND_WITHIN_S = 3_600;
 /** Reset codes per account per hour: with 5 tries each, at most 15 guesses an hour at a 1-in-10^6 code. */
 export const MAX_RESET_CODES_PER_HOUR = 3;
 const TOUCH_INTERVAL_MS = 60_000;
 
-/** Who is calling: what every service receives instead of the HTTP request. */
-export interface Actor {
-  userId: string;
-  sessionId: string;
-  role: RoleName;
-  permissions: ReadonlySet<PermissionName>;
-  ip: string | null;
-}
-
 export interface RequestContext {
   ip: string | null;
   userAgent: string | null;
+}
+
+/** An audit event about an account (the users row is the record), from this request. */
+function aboutAccount(
+  userId: string | null | undefined,
+  ctx: RequestContext,
+  event: Pick<AuditEvent, 'action' | 'status' | 'reason'>,
+): AuditEvent {
+  return { userId: userId ?? null, table: 'users', recordId: userId ?? null, ip: ctx.ip, ...event };
 }
 
 interface Deps {
@@ -63,21 +69,52 @@ interface Deps {
   audit: AuditService;
   settings: SettingsService;
   tokens: TokenSigner;
+  /** Accounts, through the users module's port (never its repository). */
+  accounts: UserAccounts;
   log: Logger;
   publicUrl: string;
   /** Called after sessions of a user were revoked (live streams end at once rather than at their next check). */
   onSessionsRevoked?: Array<(userId: string) => void>;
+  /** Sign-in throttles; the defaults are the figures of docs/security.md. */
+  throttleLimits?: ThrottleLimits;
 }
 
-export function isPendingProvider(user: Pick<UserWithRole, 'approved_at'>): boolean {
+export function isPendingProvider(user: Pick<AccountRow, 'approved_at'>): boolean {
   return user.approved_at === null;
+}
+
+/** The optional profile fields of a registration, as stored. */
+function profileOf(accounts: UserAccounts, body: RegisterBody) {
+  const isProvider = body.role === 'healthProvider';
+  const profile = accounts.storedProfile({
+    phone: body.phone,
+    dob: body.dob,
+    gender: body.gender,
+    address: body.address,
+    city: body.city,
+    state: body.state,
+    country: body.country,
+    zipcode: body.zipcode,
+    bio: body.bio,
+    taxid: body.taxid,
+    insurancenumber: body.insurancenumber,
+    licensenumber: isProvider ? body.licensenumber : null,
+    specialization: isProvider ? body.specialization : null,
+    bloodgroup: isProvider ? null : body.bloodgroup,
+    primphysician: isProvider ? null : body.primphysician,
+  });
+  // storedProfile turns undefined into null too; its type only keeps the input's optionality.
+  return profile as { [K in keyof typeof profile]: Exclude<(typeof profile)[K], undefined> };
 }
 
 export function createAuthService(deps: Deps) {
   const { db, hasher, mailer, audit, settings, tokens } = deps;
   const sessionsRevoked = (userId: string) => deps.onSessionsRevoked?.forEach((hook) => hook(userId));
-  const users = createUsersRepository(db);
+  const { accounts } = deps;
+  const users = accounts.on(db);
   const repo = createAuthRepository(db);
+  const transaction = createTransactor(db, (trx) => ({ auth: createAuthRepository(trx), users: accounts.on(trx) }));
+  const throttle = createAuthThrottle(db, deps.throttleLimits);
   let permissionsByRole: Map<string, Set<string>> | null = null;
 
   async function permissionsOf(role: RoleName): Promise<ReadonlySet<PermissionName>> {
@@ -107,7 +144,7 @@ export function createAuthService(deps: Deps) {
     return (await repo.consumeCode(row.id)) ? 'ok' : 'wrong';
   }
 
-  async function startSession(user: UserWithRole, ctx: RequestContext) {
+  async function startSession(user: AccountRow, ctx: RequestContext) {
     const id = randomUUID();
     const expiresAt = new Date(Date.now() + SESSION_ABSOLUTE_HOURS * 3_600_000);
     await repo.createSession({
@@ -118,10 +155,10 @@ export function createAuthService(deps: Deps) {
       userAgent: ctx.userAgent?.slice(0, 300) ?? null,
     });
     const token = await tokens.sign({ sub: user.id, sid: id }, expiresAt);
-    return { token, user: presentUser(user), expiresAt: expiresAt.toISOString() };
+    return { token, user: accounts.present(user), expiresAt: expiresAt.toISOString() };
   }
 
-  function refuseInactive(user: UserWithRole): AppError | null {
+  function refuseInactive(user: AccountRow): AppError | null {
     if (isPendingProvider(user)) return forbidden(AuthMessages.providerUnderReview);
     if (!user.active) return forbidden(AuthMessages.accountDeactivated);
     return null;
@@ -148,27 +185,121 @@ export function createAuthService(deps: Deps) {
 
   const pendingWork = new Set<Promise<void>>();
 
-  async function issueReset(user: UserWithRole, ctx: RequestContext): Promise<void> {
+  /** Work done after the answer went out (so neither its time nor its failure shows); logged, never thrown. */
+  function runAfterAnswer(userId: string, failure: string, task: () => Promise<void>) {
+    // Started on the next turn of the event loop, once the answer has been written.
+    const work = new Promise<void>((resolve) => setImmediate(resolve)).then(task).catch((err: unknown) => {
+      deps.log.error({ err: { message: errorMessage(err) }, userId }, failure);
+    });
+    pendingWork.add(work);
+    void work.finally(() => pendingWork.delete(work));
+  }
+
+  async function resendOpenCode(user: AccountRow, code: string, codeHash: string, ctx: RequestContext) {
+    const last = await repo.latestCode(user.id, 'verify');
+    const age = last ? Date.now() - last.created_at.getTime() : Infinity;
+    // Used, locked (its attempt is over: sign in again), sent a moment ago, or the password was
+    // checked over an hour ago (resends do not extend that): nothing to re-send.
+    if (!last || last.consumed_at || last.attempts >= MAX_CODE_ATTEMPTS || age < RESEND_INTERVAL_MS) return;
+    if (!(await throttle.inPasswordSignIn(user.id))) return;
+    if (!(await throttle.takeResend(user.id))) {
+      await audit.record(
+        aboutAccount(user.id, ctx, {
+          action: 'auth.code.resend',
+          status: 'failure',
+          reason: 'hourly resend limit reached',
+        }),
+      );
+      return;
+    }
+    const { at, minutes } = await codeExpiry();
+    // Code and mail in one transaction: a mail that cannot go out leaves the earlier code working.
+    await transaction.run(async ({ auth }) => {
+      await auth.issueCode({
+        userId: user.id,
+        purpose: 'verify',
+        codeHash,
+        tokenHash: null,
+        expiresAt: at,
+      });
+      const mail = verificationCodeMail(user.firstname, code, minutes, user.email_verified_at ? 'login' : 'register');
+      await mailer.send({ to: user.email, ...mail, devCode: code });
+    });
+    await audit.record(aboutAccount(user.id, ctx, { action: 'auth.code.resend' }));
+  }
+
+  /**
+   * Registration with an e-mail that already has an account: the same answer and about the same work
+   * as a new account (a code hashed, a mail sent, an SMTP outage failing alike), but the mail goes to
+   * the owner, saying someone tried, and the answer describes an account that is not created.
+   */
+  async function answerAsNew(
+    body: RegisterBody,
+    profile: ReturnType<typeof profileOf>,
+    ctx: RequestContext,
+  ): Promise<{ user: User; pending: boolean }> {
+    const owner = await users.getByEmail(body.email);
+    await hasher.hash(generateCode());
+    if (owner) {
+      const mail = registrationAttemptMail(
+        owner.firstname,
+        `${deps.publicUrl}/login`,
+        `${deps.publicUrl}/forgot-password`,
+      );
+      await mailer.send({ to: owner.email, ...mail });
+    }
+    await audit.record(
+      aboutAccount(owner?.id, ctx, {
+        action: 'auth.register',
+        status: 'failure',
+        reason: 'e-mail already registered; owner told by mail',
+      }),
+    );
+    const isProvider = body.role === 'healthProvider';
+    const now = new Date();
+    // Shaped by the same presenter as a real new account, so no field tells the two apart.
+    const user = accounts.present({
+      ...profile,
+      id: randomUUID(),
+      email: body.email,
+      username: body.username,
+      password_hash: '',
+      role_id: 0,
+      role: body.role,
+      active: !isProvider,
+      email_verified_at: null,
+      firstname: body.firstname,
+      lastname: body.lastname,
+      failed_logins: 0,
+      locked_until: null,
+      password_changed_at: null,
+      approved_at: isProvider ? null : now,
+      deleted_at: null,
+      created_at: now,
+      updated_at: now,
+    });
+    return { user, pending: isProvider };
+  }
+
+  async function issueReset(user: AccountRow, ctx: RequestContext): Promise<void> {
     const last = await repo.latestCode(user.id, 'reset');
     if (last && !last.consumed_at && Date.now() - last.created_at.getTime() < RESEND_INTERVAL_MS) return;
     if ((await repo.countCodesSince(user.id, 'reset', new Date(Date.now() - 3_600_000))) >= MAX_RESET_CODES_PER_HOUR) {
-      await audit.record({
-        userId: user.id,
-        action: 'auth.password.forgot',
-        table: 'users',
-        recordId: user.id,
-        ip: ctx.ip,
-        status: 'failure',
-        reason: 'hourly reset-code limit reached',
-      });
+      await audit.record(
+        aboutAccount(user.id, ctx, {
+          action: 'auth.password.forgot',
+          status: 'failure',
+          reason: 'hourly reset-code limit reached',
+        }),
+      );
       return;
     }
     const code = generateCode();
     const token = generateLinkToken();
     const { at, minutes } = await codeExpiry();
     // Code and mail in one transaction: a mail that cannot go out leaves no code behind.
-    await db.transaction().execute(async (trx) => {
-      await createAuthRepository(trx).issueCode({
+    await transaction.run(async ({ auth }) => {
+      await auth.issueCode({
         userId: user.id,
         purpose: 'reset',
         codeHash: await hasher.hash(code),
@@ -178,13 +309,7 @@ export function createAuthService(deps: Deps) {
       const link = `${deps.publicUrl}/reset-password?token=${encodeURIComponent(token)}`;
       await mailer.send({ to: user.email, ...passwordResetMail(user.firstname, code, link, minutes), devCode: code });
     });
-    await audit.record({
-      userId: user.id,
-      action: 'auth.password.forgot',
-      table: 'users',
-      recordId: user.id,
-      ip: ctx.ip,
-    });
+    await audit.record(aboutAccount(user.id, ctx, { action: 'auth.password.forgot' }));
   }
 
   return {
@@ -194,37 +319,17 @@ export function createAuthService(deps: Deps) {
       const policy = checkPassword(body.password, body);
       if (policy.length) throw validationFailed(policy);
       const taken = await users.findTaken(body.email, body.username);
-      if (taken.email || taken.username) {
-        throw conflict('An account with these details already exists', [
-          ...(taken.email ? [{ field: 'email', message: 'This e-mail is already registered' }] : []),
-          ...(taken.username ? [{ field: 'username', message: 'This username is taken' }] : []),
-        ]);
-      }
+      // Usernames are shown to other people anyway, so a clash may say so; an e-mail clash may not.
+      if (taken.username)
+        throw conflict('This username is taken', [{ field: 'username', message: 'This username is taken' }]);
       const isProvider = body.role === 'healthProvider';
-      const profile = blankToNull({
-        phone: body.phone,
-        dob: body.dob,
-        gender: body.gender,
-        address: body.address,
-        city: body.city,
-        state: body.state,
-        country: body.country,
-        zipcode: body.zipcode,
-        bio: body.bio,
-        taxid: body.taxid,
-        insurancenumber: body.insurancenumber,
-        licensenumber: isProvider ? body.licensenumber : null,
-        specialization: isProvider ? body.specialization : null,
-        bloodgroup: isProvider ? null : body.bloodgroup,
-        primphysician: isProvider ? null : body.primphysician,
-      });
+      const profile = profileOf(accounts, body);
       const passwordHash = await hasher.hash(body.password);
       const expiry = await codeExpiry();
+      if (taken.email) return answerAsNew(body, profile, ctx);
       // User, code and mail in one transaction: if the mail cannot go out, no account is left behind.
-      const created = await db
-        .transaction()
-        .execute(async (trx) => {
-          const txUsers = createUsersRepository(trx);
+      const created = await transaction
+        .run(async ({ users: txUsers, auth: txAuth }) => {
           const { id } = await txUsers.create({
             email: body.email,
             username: body.username,
@@ -237,25 +342,25 @@ export function createAuthService(deps: Deps) {
             ...profile,
           });
           const user = (await txUsers.getById(id))!;
-          await sendVerificationCode(user, 'register', expiry, createAuthRepository(trx));
+          await sendVerificationCode(user, 'register', expiry, txAuth);
           return user;
         })
         .catch((err: unknown) => {
-          if ((err as { code?: string }).code === '23505')
-            throw conflict('An account with these details already exists');
+          // Two registrations racing for the same e-mail or username: rare enough to answer plainly.
+          if (isUniqueViolation(err)) throw conflict('An account with these details already exists');
           throw err;
         });
-      await audit.record({
-        userId: created.id,
-        action: 'auth.register',
-        table: 'users',
-        recordId: created.id,
-        ip: ctx.ip,
-        reason: `role=${body.role}`,
-      });
-      return { user: presentUser(created), pending: isProvider };
+      await throttle.passwordSignIn(created.id, RESEND_WITHIN_S);
+      await audit.record(aboutAccount(created.id, ctx, { action: 'auth.register', reason: `role=${body.role}` }));
+      return { user: accounts.present(created), pending: isProvider };
     },
 
+    /**
+     * Checks the password and mails the second-factor code. Tries are throttled per (e-mail, address)
+     * and per address before the password is checked; an unknown e-mail is counted and answered like
+     * a known one. Pending and deactivated accounts get a code too: why they cannot go on is said
+     * only after the code (confirm), so a right password is not told apart from a wrong one here.
+     */
     async login(body: LoginBody, ctx: RequestContext): Promise<{ otpRequired: true; email: string }> {
       const user = await users.getByEmail(body.email);
       const failed = (reason: string) =>
@@ -268,32 +373,24 @@ export function createAuthService(deps: Deps) {
           status: 'failure',
           reason,
         });
-      if (user?.locked_until && user.locked_until.getTime() > Date.now()) {
-        await failed('account locked');
-        const seconds = (user.locked_until.getTime() - Date.now()) / 1000;
-        throw tooManyRequests('Too many failed sign-in attempts. Try again later.', seconds);
-      }
+      await throttle.takePasswordTry(body.email, ctx.ip).catch(async (err: unknown) => {
+        await failed('throttled');
+        throw err;
+      });
       const ok = await hasher.verify(user?.password_hash ?? null, body.password);
       if (!user || !ok) {
-        if (user) await users.recordFailedLogin(user.id);
         await failed('wrong credentials');
         throw unauthenticated(AuthMessages.invalidCredentials, 'invalid_credentials');
       }
-      if (user.failed_logins > 0) await users.update(user.id, { failed_logins: 0, locked_until: null });
-      const refusal = refuseInactive(user);
-      if (refusal) {
-        await failed(refusal.message === AuthMessages.providerUnderReview ? 'pending approval' : 'deactivated');
-        throw refusal;
-      }
+      await throttle.passwordAccepted(body.email, ctx.ip);
       await sendVerificationCode(user, 'login', await codeExpiry());
-      await audit.record({
-        userId: user.id,
-        action: 'auth.login.password',
-        table: 'users',
-        recordId: user.id,
-        ip: ctx.ip,
-        reason: 'second factor mailed',
-      });
+      await throttle.passwordSignIn(user.id, RESEND_WITHIN_S);
+      await audit.record(
+        aboutAccount(user.id, ctx, {
+          action: 'auth.login.password',
+          reason: refuseInactive(user) ? 'second factor mailed; account not active' : 'second factor mailed',
+        }),
+      );
       return { otpRequired: true, email: user.email };
     },
 
@@ -302,32 +399,32 @@ export function createAuthService(deps: Deps) {
       const user = await users.getByEmail(body.email);
       const result = await checkCode(user?.id ?? null, 'verify', body.code);
       if (result !== 'ok' || !user) {
-        await audit.recordQuietly({
-          userId: user?.id ?? null,
-          action: 'auth.confirm',
-          table: 'users',
-          recordId: user?.id ?? null,
-          ip: ctx.ip,
-          status: 'failure',
-          reason: result === 'locked' ? 'code locked' : 'wrong or expired code',
-        });
-        if (result === 'locked') throw tooManyRequests(AuthMessages.codeLocked);
-        throw badRequest(AuthMessages.invalidCode, [{ field: 'code', message: AuthMessages.invalidCode }]);
+        await audit.recordQuietly(
+          aboutAccount(user?.id, ctx, {
+            action: 'auth.confirm',
+            status: 'failure',
+            reason: result === 'locked' ? 'code locked' : 'wrong or expired code',
+          }),
+        );
+        if (result === 'locked') throw tooManyRequests(AuthMessages.signInCodeLocked);
+        throw badRequest(AuthMessages.invalidCode, [
+          { field: 'code', code: 'invalid_code', message: AuthMessages.invalidCode },
+        ]);
       }
       if (!user.email_verified_at) await users.update(user.id, { email_verified_at: new Date() });
       if (isPendingProvider(user)) {
-        await audit.record({
-          userId: user.id,
-          action: 'auth.confirm',
-          table: 'users',
-          recordId: user.id,
-          ip: ctx.ip,
-          reason: 'e-mail confirmed; awaiting approval',
-        });
+        await audit.record(
+          aboutAccount(user.id, ctx, { action: 'auth.confirm', reason: 'e-mail confirmed; awaiting approval' }),
+        );
         return { data: { pending: true }, message: AuthMessages.providerUnderReview };
       }
       const refusal = refuseInactive(user);
-      if (refusal) throw refusal;
+      if (refusal) {
+        await audit.recordQuietly(
+          aboutAccount(user.id, ctx, { action: 'auth.login', status: 'failure', reason: 'deactivated' }),
+        );
+        throw refusal;
+      }
       const session = await startSession({ ...user, email_verified_at: user.email_verified_at ?? new Date() }, ctx);
       await audit.record({
         userId: user.id,
@@ -340,21 +437,18 @@ export function createAuthService(deps: Deps) {
       return { data: session, message: 'Verification successful' };
     },
 
-    /** Same answer whatever the account; re-sends only an open code, at most once a minute. */
+    /**
+     * Same answer, after the same work (one code hashed), whatever the account: whether a code goes
+     * out is decided after answering. A code is re-sent only within a sign-in that passed the
+     * password (the newest code unused, under 5 wrong tries and under an hour old), at most once a
+     * minute and `resendsPerHour` times an hour per account; a locked code is never replaced.
+     */
     async resendCode(email: string, ctx: RequestContext): Promise<void> {
       const user = await users.getByEmail(email);
+      const code = generateCode();
+      const codeHash = await hasher.hash(code);
       if (!user) return;
-      const last = await repo.latestCode(user.id, 'verify');
-      if (!last || last.consumed_at || Date.now() - last.created_at.getTime() < RESEND_INTERVAL_MS) return;
-      if (Date.now() - last.created_at.getTime() > 60 * 60_000) return;
-      await sendVerificationCode(user, user.email_verified_at ? 'login' : 'register', await codeExpiry());
-      await audit.record({
-        userId: user.id,
-        action: 'auth.code.resend',
-        table: 'users',
-        recordId: user.id,
-        ip: ctx.ip,
-      });
+      runAfterAnswer(user.id, 'code resend mail failed', () => resendOpenCode(user, code, codeHash, ctx));
     },
 
     /**
@@ -364,24 +458,24 @@ export function createAuthService(deps: Deps) {
     async forgotPassword(email: string, ctx: RequestContext): Promise<void> {
       const user = await users.getByEmail(email);
       if (!user) return;
-      const work = issueReset(user, ctx).catch((err: unknown) => {
-        deps.log.error({ err: { message: (err as Error).message }, userId: user.id }, 'password reset mail failed');
-      });
-      pendingWork.add(work);
-      void work.finally(() => pendingWork.delete(work));
+      runAfterAnswer(user.id, 'password reset mail failed', () => issueReset(user, ctx));
     },
 
-    /** Resolves when background work (reset mails) has finished; for tests and graceful shutdown. */
+    /** Resolves when background work (reset and resent-code mails) has finished; for tests and graceful shutdown. */
     async settled(): Promise<void> {
       await Promise.all([...pendingWork]);
     },
 
     async resetPassword(body: ResetPasswordBody, ctx: RequestContext): Promise<void> {
-      let user: UserWithRole | undefined;
+      let user: AccountRow | undefined;
       let password: string;
       if ('token' in body) {
         const row = await repo.openCodeByToken(sha256Hex(body.token));
         user = row ? await users.getById(row.user_id) : undefined;
+        password = body.password;
+        // Policy first, so a refused password does not use up the link.
+        const policy = user ? checkPassword(password, user, 'password') : [];
+        if (policy.length) throw validationFailed(policy);
         if (!row || !user || !(await repo.consumeCode(row.id))) {
           await audit.recordQuietly({
             userId: user?.id ?? null,
@@ -395,9 +489,6 @@ export function createAuthService(deps: Deps) {
             { field: 'token', message: 'Invalid or expired link' },
           ]);
         }
-        password = body.password;
-        const policy = checkPassword(password, user, 'password');
-        if (policy.length) throw validationFailed(policy);
       } else {
         user = await users.getByEmail(body.email);
         password = body.newPassword;
@@ -415,12 +506,14 @@ export function createAuthService(deps: Deps) {
             reason: result === 'locked' ? 'code locked' : 'wrong or expired code',
           });
           if (result === 'locked') throw tooManyRequests(AuthMessages.codeLocked);
-          throw badRequest(AuthMessages.invalidCode, [{ field: 'otp', message: AuthMessages.invalidCode }]);
+          throw badRequest(AuthMessages.invalidCode, [
+            { field: 'otp', code: 'invalid_code', message: AuthMessages.invalidCode },
+          ]);
         }
       }
       const target = user;
-      await db.transaction().execute(async (trx) => {
-        await createUsersRepository(trx).update(target.id, {
+      await transaction.run(async ({ users: txUsers, auth: authRepo }) => {
+        await txUsers.update(target.id, {
           password_hash: await hasher.hash(password),
           password_changed_at: new Date(),
           failed_logins: 0,
@@ -428,18 +521,14 @@ export function createAuthService(deps: Deps) {
           // Reading the mailed code proves control of the mailbox.
           email_verified_at: target.email_verified_at ?? new Date(),
         });
-        const authRepo = createAuthRepository(trx);
         await authRepo.revokeUserSessions(target.id, 'password reset');
       });
       sessionsRevoked(target.id);
-      await audit.record({
-        userId: target.id,
-        action: 'auth.password.reset',
-        table: 'users',
-        recordId: target.id,
-        ip: ctx.ip,
-        reason: 'all sessions revoked',
-      });
+      // The mailbox proved who this is: this device may sign in at once even if it was throttled.
+      await throttle.forgetPair(target.email, ctx.ip);
+      await audit.record(
+        aboutAccount(target.id, ctx, { action: 'auth.password.reset', reason: 'all sessions revoked' }),
+      );
     },
 
     async logout(actor: Actor): Promise<void> {

@@ -97,21 +97,15 @@ describe('registration', () => {
     expect(own.statusCode).toBe(400);
   });
 
-  it('refuses a taken e-mail or username, case-insensitively, with 409', async () => {
+  it('refuses a taken username, case-insensitively, with 409 naming only the username', async () => {
     const body = registration('patient');
     expect((await post('/api/auth/register', body)).statusCode).toBe(201);
-    const again = await post('/api/auth/register', {
-      ...body,
-      email: body.email.toUpperCase(),
-      username: body.username.toUpperCase(),
-    });
-    expect(again.statusCode).toBe(409);
-    expect(
-      again
-        .json()
-        .errors.map((e: { field: string }) => e.field)
-        .sort(),
-    ).toEqual(['email', 'username']);
+    // With the e-mail taken too, the answer is the one a new e-mail gets: the username alone.
+    for (const email of [body.email.toUpperCase(), `${uniqueName('free')}@example.org`]) {
+      const again = await post('/api/auth/register', { ...body, email, username: body.username.toUpperCase() });
+      expect(again.statusCode).toBe(409);
+      expect(again.json().errors.map((e: { field: string }) => e.field)).toEqual(['username']);
+    }
   });
 });
 
@@ -135,7 +129,7 @@ describe('login with a second factor', () => {
     expect(wrong.json().message).toBe(unknown.json().message);
   });
 
-  it('locks an account for a while after five wrong passwords', async () => {
+  it('locks an e-mail for the address that sent five wrong passwords', async () => {
     const u = await newUser(t, 'patient');
     for (let i = 0; i < 5; i++)
       expect((await post('/api/auth/login', { email: u.user.email, password: `wrong-${i}-password` })).statusCode).toBe(
@@ -157,7 +151,7 @@ describe('login with a second factor', () => {
     expect(statuses).toEqual([400, 400, 400, 400, 429]);
     const late = await post('/api/auth/confirm', { email: u.user.email, code: right });
     expect(late.statusCode).toBe(429);
-    expect(late.json().message).toBe(AuthMessages.codeLocked);
+    expect(late.json().message).toBe(AuthMessages.signInCodeLocked);
   });
 
   it('takes each code once and only the newest', async () => {
@@ -174,14 +168,25 @@ describe('login with a second factor', () => {
     expect((await post('/api/auth/confirm', { email: u.user.email, code: second })).statusCode).toBe(400);
   });
 
-  it('keeps a pending provider out until an admin approves, then lets them in', async () => {
+  it('keeps a pending provider out until an admin approves, saying so only after the code', async () => {
     const body = registration('healthProvider');
     const reg = await post('/api/auth/register', body);
     const code = codeIn(await t.smtp.lastTo(body.email));
     await post('/api/auth/confirm', { email: body.email, code });
-    const refused = await post('/api/auth/login', { email: body.email, password: body.password });
-    expect(refused.statusCode).toBe(403);
-    expect(refused.json().message).toBe(AuthMessages.providerUnderReview);
+    // The password step answers as for any account; a wrong password as for any wrong password.
+    const wrong = await post('/api/auth/login', { email: body.email, password: 'not-the-password' });
+    expect(wrong.statusCode).toBe(401);
+    const count = t.smtp.countTo(body.email);
+    const right = await post('/api/auth/login', { email: body.email, password: body.password });
+    expect(right.statusCode).toBe(200);
+    expect(right.json()).toMatchObject({ data: { otpRequired: true }, message: AuthMessages.codeSent });
+    while (t.smtp.countTo(body.email) === count) await new Promise((r) => setTimeout(r, 10));
+    const pending = await post('/api/auth/confirm', {
+      email: body.email,
+      code: codeIn(await t.smtp.lastTo(body.email)),
+    });
+    expect(pending.json()).toMatchObject({ data: { pending: true }, message: AuthMessages.providerUnderReview });
+    expect(pending.json().data.token).toBeUndefined();
 
     const admin = await loginAdmin(t);
     const approve = await t.request({
@@ -239,8 +244,19 @@ describe('sessions', () => {
     const off = await t.request({ method: 'PUT', url: `/api/users/toggleUserStatus/${u.user.id}`, token: admin.token });
     expect(off.json().data.active).toBe(false);
     expect((await profile(u.token)).statusCode).toBe(401);
+    // The password step answers as for an active account; the reason comes after the code.
+    const wrong = await post('/api/auth/login', { email: u.user.email, password: 'not-the-password' });
+    expect(wrong.statusCode).toBe(401);
+    const count = t.smtp.countTo(u.user.email);
     const relog = await post('/api/auth/login', { email: u.user.email, password: u.password });
-    expect(relog.statusCode).toBe(403);
+    expect(relog.statusCode).toBe(200);
+    expect(relog.json().data).toEqual({ otpRequired: true, email: u.user.email });
+    while (t.smtp.countTo(u.user.email) === count) await new Promise((r) => setTimeout(r, 10));
+    const code = codeIn(await t.smtp.lastTo(u.user.email));
+    const refused = await post('/api/auth/confirm', { email: u.user.email, code });
+    expect(refused.statusCode).toBe(403);
+    expect(refused.json().message).toBe(AuthMessages.accountDeactivated);
+    expect(refused.json().data?.token).toBeUndefined();
   });
 
   it('refuses to deactivate the last active admin or oneself', async () => {
@@ -347,17 +363,24 @@ describe('password reset', () => {
     const time = async (email: string) => {
       const start = process.hrtime.bigint();
       await post('/api/auth/forgot-password', { email });
-      return Number(process.hrtime.bigint() - start) / 1e6;
+      const ms = Number(process.hrtime.bigint() - start) / 1e6;
+      // The known address's reset mail is sent after the answer: let it finish outside the next
+      // timing (it landed in the unknown address's and failed a CI run at load 6).
+      await t.app.ctx.services.auth.settled();
+      return ms;
     };
     const known: number[] = [];
     const unknown: number[] = [];
-    for (let i = 0; i < 7; i++) {
+    for (let i = 0; i < 11; i++) {
       known.push(await time(u.user.email));
       unknown.push(await time(`nobody-${i}@example.org`));
     }
-    await t.app.ctx.services.auth.settled();
     const median = (xs: number[]) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-    expect(Math.abs(median(known) - median(unknown))).toBeLessThan(25);
+    // The leak this guards against is work done for one side only (a code hashed for a known
+    // address, nothing for an unknown one: tens of ms against ~2). On a loaded machine both sides
+    // slow down alike, so the bound grows with them instead of failing on scheduler noise.
+    const [k, u2] = [median(known), median(unknown)];
+    expect(Math.abs(k - u2)).toBeLessThan(Math.max(25, 0.5 * Math.max(k, u2)));
   });
 
   it('issues at most three reset codes per account per hour, answering the same each time', async () => {

@@ -22,6 +22,33 @@ describe('token signer', () => {
     await expect(createTokenSigner(randomBytes(32)).verify(token)).rejects.toMatchObject({ code: 'invalid_token' });
   });
 
+  it('accepts only the canonical encoding: no variant last characters, no padding', async () => {
+    const signer = createTokenSigner(randomBytes(32));
+    const token = await signer.sign(claims, new Date(Date.now() + 60_000));
+    const parts = token.split('.');
+    const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+    const variants: string[] = [];
+    parts.forEach((part, i) => {
+      const at = (p: string) => parts.map((q, j) => (j === i ? p : q)).join('.');
+      // Same bytes, other text: a last character differing only in the bits the decoder drops.
+      for (const c of alphabet) {
+        const other = part.slice(0, -1) + c;
+        if (other !== part && Buffer.from(other, 'base64url').equals(Buffer.from(part, 'base64url')))
+          variants.push(at(other));
+      }
+      variants.push(at(`${part}=`), at(`${part}==`));
+    });
+    // The HS256 signature (32 bytes in 43 characters) has 2 spare bits: 3 variants of its last character.
+    expect(variants.filter((v) => v.split('.')[2]!.length === 43 && v.split('.')[2] !== parts[2]).length).toBe(3);
+    for (const variant of variants) {
+      await expect(signer.verify(variant), variant).rejects.toMatchObject({ code: 'invalid_token' });
+    }
+    // And still after the canonical token is in the verified cache.
+    expect(await signer.verify(token)).toEqual(claims);
+    for (const variant of variants)
+      await expect(signer.verify(variant)).rejects.toMatchObject({ code: 'invalid_token' });
+  });
+
   it('refuses a cached token once it has expired', async () => {
     vi.useFakeTimers({ toFake: ['Date'] });
     vi.setSystemTime(new Date('2026-11-23T10:00:00Z'));

@@ -10,6 +10,21 @@ export interface TokenClaims {
   sid: string;
 }
 
+/**
+ * Each part of a compact JWT in the one encoding we issue: base64url without padding. The last
+ * character of a part carries spare bits that decoders ignore, and some accept `=`, so several
+ * strings decode to the same bytes; only the canonical one is a token.
+ */
+function isCanonical(token: string): boolean {
+  const parts = token.split('.');
+  return (
+    parts.length === 3 &&
+    parts.every(
+      (part) => /^[A-Za-z0-9_-]+$/.test(part) && Buffer.from(part, 'base64url').toString('base64url') === part,
+    )
+  );
+}
+
 /** Verified tokens remembered (up to this many, the oldest dropped first): the signature check costs more than a request's own work. */
 const VERIFIED_CACHE_SIZE = 10_000;
 
@@ -38,6 +53,7 @@ export function createTokenSigner(secret: Buffer) {
         verified.delete(token);
         throw unauthenticated(AuthFailure.expired, 'token_expired');
       }
+      if (!isCanonical(token)) throw unauthenticated(AuthFailure.invalid, 'invalid_token');
       try {
         const { payload } = await jwtVerify(token, secret, {
           algorithms: ['HS256'],

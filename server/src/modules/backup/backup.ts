@@ -1,6 +1,6 @@
 import { createHash, createHmac, hkdfSync, timingSafeEqual } from 'node:crypto';
 import { createReadStream, createWriteStream, existsSync } from 'node:fs';
-import { mkdir, readFile, readdir, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, readFile, readdir, rename, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { Readable, Transform, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -441,13 +441,4 @@ async function eachBatch(input: Readable, load: (rows: string[]) => Promise<void
   }
   if (batch.length) await load(batch);
   return n;
-}
-
-/** The size of a directory tree in bytes (for the printed summary). */
-export async function dirBytes(path: string): Promise<number> {
-  let total = 0;
-  for (const entry of await readdir(path, { withFileTypes: true, recursive: true })) {
-    if (entry.isFile()) total += (await stat(join(entry.parentPath, entry.name))).size;
-  }
-  return total;
 }

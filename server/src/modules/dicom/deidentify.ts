@@ -1,80 +1,22 @@
+/**
+ * DICOM PS3.15 Annex E, Basic Application Level Confidentiality Profile: every row of Table E.1-1
+ * (confidentiality-profile.json, resolved to one action each in confidentiality-profile.ts),
+ * applied at every level of the data set: sequence items are cleaned like the top level, and a
+ * sequence whose action is X goes whole. Private attributes (odd groups) are removed everywhere,
+ * none retained. Beyond the table, conservatively: every remaining person name and every
+ * remaining date and date-time is emptied (no "retain longitudinal temporal information"
+ * option), and every remaining UID outside the DICOM root 1.2.840.10008 is replaced like the
+ * listed ones (so references inside sequences stay consistent).
+ */
 import dcmjs from 'dcmjs';
 import { createHmac } from 'node:crypto';
+import { type Action, PROFILE, rangeAction } from './confidentiality-profile.ts';
 import { type ParsedDicom, TransferSyntax, asPart10 } from './dicom-core.ts';
 
-/**
- * DICOM PS3.15 Annex E, Basic Application Level Confidentiality Profile (Table E.1-1), applied
- * to every level of the data set (sequence items included).
- *   X remove · Z empty (type 2) · D dummy value · U UID replaced through a stable keyed mapping
- * Where the table offers a choice (X/Z, X/Z/D, Z/D …) the strongest that keeps the object valid
- * is used. Beyond the table, conservatively: every private element is removed, every remaining
- * person name is emptied, every remaining date and date-time is emptied (no "retain longitudinal
- * temporal information" option), and every remaining UID outside the DICOM root 1.2.840.10008 is
- * replaced like the listed ones (so references inside sequences stay consistent).
- */
-type Action = 'X' | 'Z' | 'D' | 'U';
+export { PROFILE } from './confidentiality-profile.ts';
 
-const TABLE = `
-00080012 X InstanceCreationDate|00080013 X InstanceCreationTime|00080014 U InstanceCreatorUID|00080015 X InstanceCoercionDateTime
-00080018 U SOPInstanceUID|00080020 Z StudyDate|00080021 X SeriesDate|00080022 X AcquisitionDate|00080023 Z ContentDate
-00080024 X OverlayDate|00080025 X CurveDate|0008002A X AcquisitionDateTime|00080030 Z StudyTime|00080031 X SeriesTime
-00080032 X AcquisitionTime|00080033 Z ContentTime|00080034 X OverlayTime|00080035 X CurveTime|00080050 Z AccessionNumber
-00080058 U FailedSOPInstanceUIDList|00080080 X InstitutionName|00080081 X InstitutionAddress|00080082 X InstitutionCodeSequence
-00080090 Z ReferringPhysicianName|00080092 X ReferringPhysicianAddress|00080094 X ReferringPhysicianTelephoneNumbers
-00080096 X ReferringPhysicianIdentificationSequence|0008009C Z ConsultingPhysicianName|0008009D X ConsultingPhysicianIdentificationSequence
-0008010D U ContextGroupExtensionCreatorUID|00080201 X TimezoneOffsetFromUTC|00081010 X StationName|00081030 X StudyDescription
-0008103E X SeriesDescription|00081040 X InstitutionalDepartmentName|00081048 X PhysiciansOfRecord
-00081049 X PhysiciansOfRecordIdentificationSequence|00081050 X PerformingPhysicianName|00081052 X PerformingPhysicianIdentificationSequence
-00081060 X NameOfPhysiciansReadingStudy|00081062 X PhysiciansReadingStudyIdentificationSequence|00081070 X OperatorsName
-00081072 X OperatorIdentificationSequence|00081080 X AdmittingDiagnosesDescription|00081084 X AdmittingDiagnosesCodeSequence
-00081110 X ReferencedStudySequence|00081111 X ReferencedPerformedProcedureStepSequence|00081120 X ReferencedPatientSequence
-00081140 X ReferencedImageSequence|00081155 U ReferencedSOPInstanceUID|00081195 U TransactionUID|00082111 X DerivationDescription
-00083010 U IrradiationEventUID|00100010 Z PatientName|00100020 Z PatientID|00100021 X IssuerOfPatientID|00100030 Z PatientBirthDate
-00100032 X PatientBirthTime|00100040 Z PatientSex|00100050 X PatientInsurancePlanCodeSequence|00101000 X OtherPatientIDs
-00101001 X OtherPatientNames|00101002 X OtherPatientIDsSequence|00101005 X PatientBirthName|00101010 X PatientAge
-00101020 X PatientSize|00101030 X PatientWeight|00101040 X PatientAddress|00101050 X InsurancePlanIdentification
-00101060 X PatientMotherBirthName|00101080 X MilitaryRank|00101081 X BranchOfService|00101090 X MedicalRecordLocator
-00102000 X MedicalAlerts|00102110 X Allergies|00102150 X CountryOfResidence|00102152 X RegionOfResidence
-00102154 X PatientTelephoneNumbers|00102160 X EthnicGroup|00102180 X Occupation|001021A0 X SmokingStatus
-001021B0 X AdditionalPatientHistory|001021C0 X PregnancyStatus|001021D0 X LastMenstrualDate|001021F0 X PatientReligiousPreference
-00102203 X PatientSexNeutered|00102297 X ResponsiblePerson|00102299 X ResponsibleOrganization|00104000 X PatientComments
-00180010 Z ContrastBolusAgent|00181000 X DeviceSerialNumber|00181002 U DeviceUID|00181004 X PlateID|00181005 X GeneratorID
-00181007 X CassetteID|00181008 X GantryID|00181030 X ProtocolName|00181200 X DateOfLastCalibration|00181201 X TimeOfLastCalibration
-00181400 X AcquisitionDeviceProcessingDescription|00184000 X AcquisitionComments|0018700A X DetectorID|0018A003 X ContributionDescription
-0020000D U StudyInstanceUID|0020000E U SeriesInstanceUID|00200010 Z StudyID|00200052 U FrameOfReferenceUID
-00200200 U SynchronizationFrameOfReferenceUID|00204000 X ImageComments|00209158 X FrameComments|00209161 U ConcatenationUID
-00209164 U DimensionOrganizationUID|00321032 X RequestingPhysician|00321033 X RequestingService|00321060 X RequestedProcedureDescription
-00324000 X StudyComments|00380010 X AdmissionID|00380300 X CurrentPatientLocation|00380400 X PatientInstitutionResidence
-00384000 X VisitComments|00400006 X ScheduledPerformingPhysicianName|00400241 X PerformedStationAETitle|00400242 X PerformedStationName
-00400243 X PerformedLocation|00400244 X PerformedProcedureStepStartDate|00400245 X PerformedProcedureStepStartTime
-00400250 X PerformedProcedureStepEndDate|00400251 X PerformedProcedureStepEndTime|00400253 X PerformedProcedureStepID
-00400254 X PerformedProcedureStepDescription|00400275 X RequestAttributesSequence|00400280 X CommentsOnThePerformedProcedureStep
-00401001 X RequestedProcedureID|00402016 X PlacerOrderNumberImagingServiceRequest|00402017 X FillerOrderNumberImagingServiceRequest
-00402400 X ImagingServiceRequestComments|0040A027 X VerifyingOrganization|0040A073 X VerifyingObserverSequence
-0040A075 D VerifyingObserverName|0040A088 Z VerifyingObserverIdentificationCodeSequence|0040A123 D PersonName|0040A124 U UID
-0040A171 U ObservationUID|0040A730 X ContentSequence|0040DB0C U TemplateExtensionOrganizationUID|0040DB0D U TemplateExtensionCreatorUID
-00880140 U StorageMediaFileSetUID|30060024 U ReferencedFrameOfReferenceUID|300600C2 U RelatedFrameOfReferenceUID|300A0013 U DoseReferenceUID
-00020003 U MediaStorageSOPInstanceUID|00041511 U ReferencedSOPInstanceUIDInFile`;
-
-export const PROFILE: ReadonlyMap<string, { action: Action; name: string }> = new Map(
-  TABLE.split(/[|\n]/)
-    .map((s) => s.trim())
-    .filter(Boolean)
-    .map((entry) => {
-      const [tag, action, name] = entry.split(' ') as [string, Action, string];
-      return [tag, { action, name }];
-    }),
-);
-
-/** Repeating groups of the table: overlay comments and data (60xx), curves (50xx). */
-const repeatingAction = (tag: string): Action | null => {
-  const group = tag.slice(0, 4);
-  if (/^60[0-9A-F]{2}$/.test(group) && (tag.endsWith('4000') || tag.endsWith('3000'))) return 'X';
-  if (/^50[0-9A-F]{2}$/.test(group)) return 'X';
-  return null;
-};
-
-export const DEIDENTIFICATION_METHOD = 'MedShare: DICOM PS3.15 Annex E Basic Application Level Confidentiality Profile';
+/** (0012,0063) is LO: at most 64 characters. */
+export const DEIDENTIFICATION_METHOD = 'MedShare: DICOM PS3.15 Annex E Basic Profile, Table E.1-1';
 
 /** 2.25.<decimal> of the first 128 bits of HMAC-SHA256(key, scope | uid): stable per scope, not reversible. */
 export function mappedUid(key: Uint8Array, scope: string, uid: string): string {
@@ -147,32 +89,32 @@ function pixelElement(parsed: ParsedDicom): Uint8Array {
   return Buffer.concat([explicitHeader(bitsAllocated > 8 ? 'OW' : 'OB', data.length), data]);
 }
 
-function dummy(vr: string): unknown {
+const BINARY_VRS = new Set(['OB', 'OD', 'OF', 'OL', 'OV', 'OW', 'UN', 'AT']);
+const NUMBER_VRS = new Set(['US', 'SS', 'UL', 'SL', 'FL', 'FD', 'SV', 'UV', 'IS', 'DS']);
+
+/** A D action's value: one dummy valid for the VR (binary values have none that means anything: emptied). */
+function dummy(vr: string, values: unknown[] | undefined, mapUid: (uid: string) => string): unknown[] {
+  if (vr === 'UI') return (values ?? []).filter((v) => typeof v === 'string' && v).map((v) => mapUid(v as string));
+  if (BINARY_VRS.has(vr)) return [];
+  if (NUMBER_VRS.has(vr)) return [0];
   switch (vr) {
     case 'PN':
-      return { Alphabetic: 'ANONYMIZED' };
+      return [{ Alphabetic: 'ANONYMIZED' }];
     case 'DA':
-      return '19000101';
+      return ['19000101'];
     case 'TM':
-      return '000000';
+      return ['000000'];
     case 'DT':
-      return '19000101000000';
-    case 'CS':
-      return 'ANONYMIZED';
-    case 'SQ':
-      return undefined;
-    case 'US':
-    case 'SS':
-    case 'UL':
-    case 'SL':
-    case 'FL':
-    case 'FD':
-    case 'IS':
-    case 'DS':
-      return 0;
+      return ['19000101000000'];
+    case 'AS':
+      return ['000Y'];
     default:
-      return 'ANONYMIZED';
+      return ['ANONYMIZED'];
   }
+}
+
+function cleanItems(element: DictElement, mapUid: (uid: string) => string) {
+  for (const item of element.Value ?? []) if (item && typeof item === 'object') clean(item as Dict, mapUid, false);
 }
 
 function clean(dict: Dict, mapUid: (uid: string) => string, meta: boolean) {
@@ -180,27 +122,38 @@ function clean(dict: Dict, mapUid: (uid: string) => string, meta: boolean) {
     const element = dict[tag]!;
     const upper = tag.toUpperCase();
     const group = Number.parseInt(upper.slice(0, 4), 16);
+    // Table E.1-1 "(gggg,eeee) where gggg is odd": X, with no safe private attribute retained.
     if (!meta && group % 2 === 1) {
       delete dict[tag];
       continue;
     }
-    const action = PROFILE.get(upper)?.action ?? repeatingAction(upper);
-    if (action === 'X') {
-      delete dict[tag];
-      continue;
-    }
-    if (action === 'Z') {
-      element.Value = [];
-      continue;
-    }
-    if (action === 'D') {
-      const d = dummy(element.vr);
-      element.Value = d === undefined ? [] : [d];
-      continue;
+    const action: Action | null = PROFILE.get(upper)?.action ?? rangeAction(upper);
+    switch (action) {
+      case 'X':
+        delete dict[tag];
+        continue;
+      case 'Z':
+        element.Value = [];
+        continue;
+      case 'D':
+        element.Value = dummy(element.vr, element.Value, mapUid);
+        continue;
+      case 'U':
+        // A UID row holding something else (a UN read from an implicit object) cannot be mapped: removed.
+        if (element.vr !== 'UI') delete dict[tag];
+        else element.Value = (element.Value ?? []).map((v) => (typeof v === 'string' && v ? mapUid(v) : v));
+        continue;
+      case 'U*':
+        cleanItems(element, mapUid);
+        continue;
+      case 'K':
+        continue;
+      case null:
+        break;
     }
     if (element.vr === 'UI' && Array.isArray(element.Value) && !CLASS_UID_TAGS.has(upper)) {
       element.Value = element.Value.map((v) =>
-        typeof v === 'string' && v && (action === 'U' || !v.startsWith('1.2.840.10008.')) ? mapUid(v) : v,
+        typeof v === 'string' && v && !v.startsWith('1.2.840.10008.') ? mapUid(v) : v,
       );
       continue;
     }
@@ -208,9 +161,7 @@ function clean(dict: Dict, mapUid: (uid: string) => string, meta: boolean) {
       if (Array.isArray(element.Value) && element.Value.length) element.Value = [];
       continue;
     }
-    if (element.vr === 'SQ' && Array.isArray(element.Value)) {
-      for (const item of element.Value) if (item && typeof item === 'object') clean(item as Dict, mapUid, false);
-    }
+    if (element.vr === 'SQ') cleanItems(element, mapUid);
   }
 }
 

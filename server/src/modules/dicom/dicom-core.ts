@@ -1,5 +1,6 @@
 import dicomParser, { type DataSet, type Element } from 'dicom-parser';
 import { inflateRawSync } from 'node:zlib';
+import { errorCode, errorMessage } from '../../errors.ts';
 
 /**
  * Parsing, checking and frame extraction of DICOM objects with dicom-parser. Pure functions over
@@ -9,12 +10,28 @@ import { inflateRawSync } from 'node:zlib';
 /** A file the upload refuses: status and a message safe to show (never a value read from the file). */
 export class DicomRejection extends Error {
   override name = 'DicomRejection';
-  readonly status: 400 | 415;
-  constructor(status: 400 | 415, message: string) {
+  readonly status: 400 | 413 | 415;
+  constructor(status: 400 | 413 | 415, message: string) {
     super(message);
     this.status = status;
   }
 }
+
+/**
+ * Memory bounds (docs/security.md › Memory bounds). An object whose declared pixel data
+ * (rows × columns × frames × samples × bits allocated / 8) exceeds MAX_PIXEL_BYTES, or one frame
+ * of which has more than MAX_FRAME_PIXELS pixels, is refused at upload and on every read; a
+ * deflated data set is never inflated past MAX_INFLATED_BYTES, whatever its header says.
+ */
+export const MAX_PIXEL_BYTES = 256 * 1024 * 1024;
+/** 32 Mi pixels: a 5 792 × 5 792 frame, larger than any mammography or CR detector; RGBA rendering of it is 128 MiB. */
+export const MAX_FRAME_PIXELS = 32 * 1024 * 1024;
+/** Attributes besides pixel data (overlays, functional groups, private data) may add this much. */
+export const MAX_NON_PIXEL_BYTES = 16 * 1024 * 1024;
+export const MAX_INFLATED_BYTES = MAX_PIXEL_BYTES + MAX_NON_PIXEL_BYTES;
+const MAX_PIXEL_MIB = MAX_PIXEL_BYTES / 2 ** 20;
+const MAX_INFLATED_MIB = MAX_INFLATED_BYTES / 2 ** 20;
+const MAX_FRAME_PIXELS_TEXT = MAX_FRAME_PIXELS.toLocaleString('en-US');
 
 export const DicomMessages = {
   notDicom: 'The file is not a readable DICOM object (no DICOM header or data set was found).',
@@ -24,9 +41,16 @@ export const DicomMessages = {
   unsupportedSyntax: (uid: string) =>
     `DICOM transfer syntax ${uid} is not supported (video and unknown syntaxes are refused).`,
   badImage: 'The DICOM image attributes are inconsistent (rows, columns, bits or samples are missing or invalid).',
-  tooLarge: 'The DICOM image is too large to render (more than 100 million pixels per frame).',
+  tooLarge: `The DICOM image is too large: at most ${MAX_FRAME_PIXELS_TEXT} pixels per frame are accepted.`,
+  pixelBytes: (mib: number) =>
+    `The DICOM pixel data would take ${mib} MiB once decoded (rows × columns × frames × samples × bits); at most ${MAX_PIXEL_MIB} MiB are accepted.`,
+  inflated: `The deflated DICOM data set inflates to more than ${MAX_INFLATED_MIB} MiB and is refused.`,
+  answerTooLarge: (mib: number) =>
+    `These frames together exceed ${mib} MiB, the most one answer may carry: ask for fewer frames per request.`,
   pixelDataShort: 'The DICOM pixel data is shorter than its rows, columns and frames require (truncated file).',
   noFrames: 'The DICOM pixel data holds no frame.',
+  metadataTooLarge: (mib: number) =>
+    `The DICOM attributes take more than ${mib} MiB as DICOM JSON (too many values or sequence items) and are refused.`,
 } as const;
 
 export const TransferSyntax = {
@@ -87,8 +111,6 @@ export const SopClass = {
   mediaStorageDirectory: '1.2.840.10008.1.3.10',
 } as const;
 
-export const MAX_FRAME_PIXELS = 100_000_000;
-
 const VRS = new Set(
   'AE AS AT CS DA DS DT FD FL IS LO LT OB OD OF OL OV OW PN SH SL SQ SS ST SV TM UC UI UL UN UR US UT UV'.split(' '),
 );
@@ -103,8 +125,21 @@ export interface ParsedDicom {
   warnings: string[];
 }
 
+/** zlib's codes for a stream that is broken (not one that is too large). */
+const ZLIB_DATA_ERRORS = new Set(['Z_DATA_ERROR', 'Z_BUF_ERROR', 'Z_NEED_DICT', 'Z_STREAM_ERROR']);
+
+/** Inflates a deflated data set, never past MAX_INFLATED_BYTES (zlib stops there; a lying header gains nothing). */
 function inflater(bytes: Uint8Array, position: number): Uint8Array {
-  const inflated = inflateRawSync(bytes.subarray(position), { maxOutputLength: 512 * 1024 * 1024 });
+  let inflated: Buffer;
+  try {
+    inflated = inflateRawSync(bytes.subarray(position), { maxOutputLength: MAX_INFLATED_BYTES });
+  } catch (err) {
+    // Only zlib's data errors say the stream itself is broken. Anything else (past the bound, or the
+    // memory for it not to be had: a RangeError, ERR_BUFFER_TOO_LARGE, Z_MEM_ERROR, or whatever an
+    // allocation fails with under load, as one CI run saw) is the size refusal.
+    if (ZLIB_DATA_ERRORS.has(errorCode(err) ?? '')) throw new DicomRejection(400, DicomMessages.malformed);
+    throw new DicomRejection(413, DicomMessages.inflated);
+  }
   const out = new Uint8Array(position + inflated.length);
   out.set(bytes.subarray(0, position), 0);
   out.set(inflated, position);
@@ -115,7 +150,7 @@ function inflater(bytes: Uint8Array, position: number): Uint8Array {
 function problemOf(err: unknown): string {
   if (typeof err === 'string') return err;
   if (err && typeof err === 'object' && 'exception' in err) return String((err as { exception: unknown }).exception);
-  return err instanceof Error ? err.message : String(err);
+  return errorMessage(err);
 }
 
 /**
@@ -146,6 +181,11 @@ export function parseDicom(input: Uint8Array): ParsedDicom {
   try {
     dataSet = dicomParser.parseDicom(bytes, guessed ? { TransferSyntaxUID: guessed, inflater } : { inflater });
   } catch (err) {
+    // The inflater's own refusals (dicom-parser may wrap them as { exception }).
+    if (err instanceof DicomRejection) throw err;
+    const wrapped =
+      err && typeof err === 'object' && 'exception' in err ? (err as { exception: unknown }).exception : null;
+    if (wrapped instanceof DicomRejection) throw wrapped;
     const problem = problemOf(err);
     if (/overrun|past end|end of buffer|beyond/i.test(problem)) throw new DicomRejection(400, DicomMessages.truncated);
     if (/DICM|not a valid DICOM|transfer syntax/i.test(problem) && !/unsupported/i.test(problem))
@@ -309,7 +349,10 @@ function checkImage(parsed: ParsedDicom, pixel: Element, s: DicomSummary) {
     s.frames > 100_000
   )
     throw new DicomRejection(400, DicomMessages.badImage);
-  if (s.rows * s.columns > MAX_FRAME_PIXELS) throw new DicomRejection(400, DicomMessages.tooLarge);
+  if (s.rows * s.columns > MAX_FRAME_PIXELS) throw new DicomRejection(413, DicomMessages.tooLarge);
+  const declared = nativeFrameSize(ds) * s.frames;
+  if (declared > MAX_PIXEL_BYTES)
+    throw new DicomRejection(413, DicomMessages.pixelBytes(Math.ceil(declared / 2 ** 20)));
   if (pixel.encapsulatedPixelData) {
     if (!pixel.fragments?.length) throw new DicomRejection(400, DicomMessages.noFrames);
     frameBytes(parsed, 0); // throws when frame 0 cannot be found
@@ -336,7 +379,8 @@ export function frameBytes(parsed: ParsedDicom, index: number): Frame {
     const start = pixel.dataOffset + index * size;
     if (start + size > pixel.dataOffset + pixel.length || start + size > parsed.byteArray.length)
       throw new DicomRejection(400, DicomMessages.pixelDataShort);
-    let bytes = parsed.byteArray.slice(start, start + size);
+    // A view: callers copy only what they keep (the frames answer, bounded by its byte cap).
+    let bytes = parsed.byteArray.subarray(start, start + size);
     const ba = num(ds, 'x00280100') ?? 8;
     if (parsed.transferSyntax === TransferSyntax.explicitBE && ba > 8) {
       const width = ba / 8;
@@ -371,26 +415,76 @@ export function frameBytes(parsed: ParsedDicom, index: number): Frame {
   }
 }
 
-/** The Basic Application Level Confidentiality Profile removed identifying attributes from this object. */
-export const isDeidentified = (ds: DataSet) => (str(ds, 'x00120062') ?? '').toUpperCase() === 'YES';
+export interface FrameGeometry {
+  rows: number;
+  columns: number;
+  samplesPerPixel: number;
+  bitsAllocated: number;
+}
 
 /**
- * Preamble + 'DICM' + a File Meta group for a bare data set (files written without them), so that
- * Part 10 readers (dcmjs, WADO-RS clients) take it. Part 10 input is returned as it is.
+ * One RLE Lossless frame (PS3.5 Annex G) decoded to native little-endian bytes. Every byte of every
+ * sample is its own segment (most significant byte first), so the frame comes out colour by plane
+ * (all red, then all green, then all blue) whatever Planar Configuration says: the renderer is told
+ * so (render.ts, decodedPlanarConfiguration). A header that does not match the frame is refused; a
+ * segment that ends early leaves the rest of its plane at zero, as lenient readers do.
  */
-export function asPart10(input: Uint8Array, parsed: ParsedDicom): Uint8Array {
-  if (input.length >= 132 && Buffer.from(input.subarray(128, 132)).toString('latin1') === 'DICM') return input;
-  if (parsed.part10) return parsed.byteArray; // meta header without preamble: the copy with one
-  const ds = parsed.dataSet;
+export function decodeRleFrame(frame: Uint8Array, g: FrameGeometry): Uint8Array {
+  const bytes = g.bitsAllocated / 8;
+  const pixels = g.rows * g.columns;
+  const segments = g.samplesPerPixel * bytes;
+  if (!Number.isInteger(bytes) || segments > 15 || frame.length < 64)
+    throw new DicomRejection(400, DicomMessages.malformed);
+  const header = new DataView(frame.buffer, frame.byteOffset, 64);
+  if (header.getUint32(0, true) !== segments) throw new DicomRejection(400, DicomMessages.malformed);
+  const out = new Uint8Array(pixels * segments);
+  for (let s = 0; s < segments; s++) {
+    const start = header.getUint32(4 + 4 * s, true);
+    const end = s + 1 < segments ? header.getUint32(8 + 4 * s, true) : frame.length;
+    if (start < 64 || end < start || end > frame.length) throw new DicomRejection(400, DicomMessages.malformed);
+    // Plane of sample s / bytes; within a pixel, the segment's byte counted from the least significant.
+    let at = Math.floor(s / bytes) * pixels * bytes + (bytes - 1 - (s % bytes));
+    const stop = at + pixels * bytes;
+    let i = start;
+    while (i < end && at < stop) {
+      const control = frame[i++]!;
+      if (control < 128) {
+        // Literal run of control + 1 bytes.
+        for (let n = control + 1; n > 0 && i < end && at < stop; n--, at += bytes) out[at] = frame[i++]!;
+      } else if (control > 128 && i < end) {
+        // Replicate run: the next byte 257 - control times (-127..-1 as a signed byte); 128 is a no-op.
+        const value = frame[i++]!;
+        for (let n = 257 - control; n > 0 && at < stop; n--, at += bytes) out[at] = value;
+      }
+    }
+  }
+  return out;
+}
+
+/** Preamble + 'DICM' + a File Meta group naming `transferSyntax`, built from the data set's SOP UIDs. */
+function metaHeader(ds: DataSet, transferSyntax: string): Buffer {
+  return part10Header(
+    str(ds, 'x00080016') ?? str(ds, 'x00020002') ?? '1.2.840.10008.5.1.4.1.1.7',
+    str(ds, 'x00080018') ?? str(ds, 'x00020003') ?? '2.25.0',
+    transferSyntax,
+  );
+}
+
+/**
+ * Preamble + 'DICM' + a File Meta group (PS3.10 §7.1) for a data set of `transferSyntax`: what turns
+ * a data set received by C-STORE (which carries no meta group) into a Part 10 file, its bytes after
+ * the header left as they came.
+ */
+export function part10Header(sopClassUid: string, sopInstanceUid: string, transferSyntax: string): Buffer {
   const elements: Array<[number, string, Uint8Array]> = [];
   const text = (s: string, pad: number) => {
     const b = Buffer.from(s, 'latin1');
     return b.length % 2 ? Buffer.concat([b, Buffer.from([pad])]) : b;
   };
   elements.push([0x0001, 'OB', new Uint8Array([0, 1])]);
-  elements.push([0x0002, 'UI', text(str(ds, 'x00080016') ?? '1.2.840.10008.5.1.4.1.1.7', 0)]);
-  elements.push([0x0003, 'UI', text(str(ds, 'x00080018') ?? '2.25.0', 0)]);
-  elements.push([0x0010, 'UI', text(parsed.transferSyntax, 0)]);
+  elements.push([0x0002, 'UI', text(sopClassUid, 0)]);
+  elements.push([0x0003, 'UI', text(sopInstanceUid, 0)]);
+  elements.push([0x0010, 'UI', text(transferSyntax, 0)]);
   elements.push([0x0012, 'UI', text('2.25.288218140434406434717693574219440311001', 0)]);
   elements.push([0x0013, 'SH', text('MEDSHARE', 0x20)]);
   const encoded = elements.map(([el, vr, value]) => {
@@ -412,5 +506,66 @@ export function asPart10(input: Uint8Array, parsed: ParsedDicom): Uint8Array {
   groupLength.writeUInt32LE(body.length, 8);
   const preamble = Buffer.alloc(132);
   preamble.write('DICM', 128, 'latin1');
-  return Buffer.concat([preamble, groupLength, body, input]);
+  return Buffer.concat([preamble, groupLength, body]);
+}
+
+/**
+ * Preamble + 'DICM' + a File Meta group for a bare data set (files written without them), so that
+ * Part 10 readers (dcmjs, WADO-RS clients) take it. Part 10 input is returned as it is.
+ */
+export function asPart10(input: Uint8Array, parsed: ParsedDicom): Uint8Array {
+  if (input.length >= 132 && Buffer.from(input.subarray(128, 132)).toString('latin1') === 'DICM') return input;
+  if (parsed.part10) return parsed.byteArray; // meta header without preamble: the copy with one
+  return Buffer.concat([metaHeader(parsed.dataSet, parsed.transferSyntax), input]);
+}
+
+/**
+ * The object as dcmjs should read it (rendering, the JSON model), as one fresh ArrayBuffer: every
+ * attribute, but native pixel data cut to its first frame ('frame0') or to nothing ('none'), and a
+ * deflated data set handed over already inflated (as Explicit VR Little Endian), so that dcmjs
+ * neither holds every frame nor inflates the file a second time, without our bound.
+ */
+export function dcmjsSource(input: Uint8Array, parsed: ParsedDicom, keep: 'frame0' | 'none'): ArrayBuffer {
+  const ds = parsed.dataSet;
+  const pixel = ds.elements.x7fe00010;
+  const deflated = parsed.transferSyntax === TransferSyntax.deflatedLE;
+  if (!pixel || pixel.encapsulatedPixelData || pixel.hadUndefinedLength) {
+    if (!deflated) {
+      const whole = asPart10(input, parsed);
+      return whole.buffer.slice(whole.byteOffset, whole.byteOffset + whole.byteLength) as ArrayBuffer;
+    }
+  }
+  const bytes = parsed.byteArray;
+  // Where the data set starts: after the File Meta group (none in a bare data set).
+  let metaEnd = 0;
+  for (const [tag, el] of Object.entries(ds.elements))
+    if (tag.startsWith('x0002')) metaEnd = Math.max(metaEnd, el.dataOffset + el.length);
+  const head =
+    deflated || !parsed.part10
+      ? metaHeader(ds, deflated ? TransferSyntax.explicitLE : parsed.transferSyntax)
+      : bytes.subarray(0, metaEnd);
+  const datasetStart = parsed.part10 ? metaEnd : 0;
+  if (!pixel || pixel.encapsulatedPixelData || pixel.hadUndefinedLength) {
+    const out = new Uint8Array(head.length + bytes.length - datasetStart);
+    out.set(head, 0);
+    out.set(bytes.subarray(datasetStart), head.length);
+    return out.buffer;
+  }
+  const frame = nativeFrameSize(ds);
+  const kept = keep === 'none' ? 0 : Math.min(pixel.length, frame + (frame % 2));
+  const pixelEnd = pixel.dataOffset + pixel.length;
+  const tail = bytes.subarray(Math.min(pixelEnd, bytes.length));
+  const out = new Uint8Array(head.length + (pixel.dataOffset - datasetStart) + kept + tail.length);
+  let at = 0;
+  out.set(head, at);
+  at += head.length;
+  out.set(bytes.subarray(datasetStart, pixel.dataOffset), at);
+  at += pixel.dataOffset - datasetStart;
+  // The element's 32-bit length sits just before its value (explicit and implicit VR alike).
+  const view = new DataView(out.buffer);
+  view.setUint32(at - 4, kept, parsed.transferSyntax !== TransferSyntax.explicitBE);
+  out.set(bytes.subarray(pixel.dataOffset, pixel.dataOffset + kept), at);
+  at += kept;
+  out.set(tail, at);
+  return out.buffer;
 }

@@ -1,17 +1,32 @@
 import { createHmac, hkdfSync } from 'node:crypto';
 import type { Insertable } from 'kysely';
 import type { ImagesTable } from '../../db/schema.ts';
-import { AppError } from '../../errors.ts';
+import { AppError, tooManyRequests } from '../../errors.ts';
 import type { DicomSummary, Inspection } from './dicom-core.ts';
 import type { DeidentifyResult } from './deidentify.ts';
-import type { DicomJson } from './dicom-json.ts';
-import { DicomJobFailed, type DicomPool, DicomRefused, type Job } from './dicom-pool.ts';
+import { DicomBusy, DicomJobFailed, type DicomPool, DicomRefused, type Job } from './dicom-pool.ts';
 import type { Rendered } from './render.ts';
 
 /** Time limits per job (the worker is replaced when one is overrun). */
-export const DICOM_LIMITS = { inspectMs: 15_000, renderMs: 30_000, deidentifyMs: 30_000, readMs: 20_000 } as const;
+export const DICOM_LIMITS = {
+  inspectMs: 15_000,
+  renderMs: 30_000,
+  deidentifyMs: 30_000,
+  readMs: 20_000,
+  transcodeMs: 30_000,
+} as const;
 
 export const CANNOT_PROCESS = 'The DICOM file could not be processed.';
+export const DICOM_BUSY = 'The DICOM service is still working on your earlier requests. Try again shortly.';
+
+/**
+ * Where a job's bytes come from: bytes in hand (copied for the worker), or a reader called only
+ * once a worker is free (a stored object: nothing is read while the job waits), whose fresh
+ * buffer is moved to the worker.
+ */
+export type DicomSource = Uint8Array | (() => Promise<ArrayBuffer>);
+/** Whose work it is when no user asked (background jobs without an uploader at hand). */
+export const SYSTEM_OWNER = 'system';
 
 export type DicomColumns = Pick<
   Insertable<ImagesTable>,
@@ -55,8 +70,13 @@ export function createDicomEngine({ pool, masterKey }: { pool: DicomPool; master
       return await pool.run<T>(job);
     } catch (err) {
       if (err instanceof DicomRefused)
-        throw new AppError(err.status, err.status === 415 ? 'unsupported_type' : 'invalid_dicom', err.message);
+        throw new AppError(
+          err.status,
+          err.status === 415 ? 'unsupported_type' : err.status === 413 ? 'too_large' : 'invalid_dicom',
+          err.message,
+        );
       if (err instanceof DicomJobFailed) throw new AppError(400, 'invalid_dicom', CANNOT_PROCESS);
+      if (err instanceof DicomBusy) throw tooManyRequests(DICOM_BUSY, 5);
       throw err;
     }
   }
@@ -86,46 +106,89 @@ export function createDicomEngine({ pool, masterKey }: { pool: DicomPool; master
     };
   }
 
+  const source = (bytes: DicomSource) => (typeof bytes === 'function' ? bytes : transferable(bytes));
+
   return {
     patientKeyOf,
     columnsOf,
     /**
-     * Checks an uploaded object; the columns to store. Throws AppError 415/400 for what cannot be
-     * accepted. The bytes are handed over (moved to the worker, not copied): the caller must not
-     * use them afterwards.
+     * Checks an uploaded object; the columns to store and the packed metadata (dicom-metadata.ts)
+     * to seal beside the row. Throws AppError 415/413/400 for what cannot be accepted. The bytes are
+     * handed over (moved to the worker, not copied): the caller must not use them afterwards.
      */
-    async inspectUpload(bytes: Uint8Array): Promise<DicomColumns> {
+    async inspectUpload(
+      bytes: Uint8Array,
+      owner: string = SYSTEM_OWNER,
+    ): Promise<{ columns: DicomColumns; metadata: Uint8Array }> {
       const whole = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength;
-      const inspection = await call<Inspection>({
-        op: 'inspect',
+      const result = await call<Inspection & { metadata: Uint8Array }>({
+        op: 'ingest',
         bytes: whole && bytes.buffer instanceof ArrayBuffer ? bytes.buffer : transferable(bytes),
+        owner,
         timeoutMs: DICOM_LIMITS.inspectMs,
       });
-      return columnsOf(inspection.summary, inspection.phi.patientId);
+      return { columns: columnsOf(result.summary, result.phi.patientId), metadata: result.metadata };
     },
-    inspect: (bytes: Uint8Array) =>
-      call<Inspection>({ op: 'inspect', bytes: transferable(bytes), timeoutMs: DICOM_LIMITS.inspectMs }),
-    /** First frame as RGBA (worker, time-limited). */
-    render: (bytes: Uint8Array) =>
-      call<Rendered>({ op: 'render', bytes: transferable(bytes), timeoutMs: DICOM_LIMITS.renderMs }),
+    inspect: (bytes: DicomSource, owner: string = SYSTEM_OWNER) =>
+      call<Inspection>({ op: 'inspect', bytes: source(bytes), owner, timeoutMs: DICOM_LIMITS.inspectMs }),
+    /** First frame as RGBA, and the object's non-PHI summary (worker, time-limited). */
+    render: (bytes: DicomSource, owner: string = SYSTEM_OWNER) =>
+      call<Rendered & { summary: DicomSummary }>({
+        op: 'render',
+        bytes: source(bytes),
+        owner,
+        timeoutMs: DICOM_LIMITS.renderMs,
+      }),
     /** A de-identified copy; UIDs mapped under `scope` (the uploader), so copies of one study agree. */
-    deidentify: (bytes: Uint8Array, scope: string) =>
-      call<DeidentifyResult & { burnedInAnnotation: boolean; summary: DicomSummary }>({
+    deidentify: (bytes: DicomSource, scope: string, owner: string = scope) =>
+      call<DeidentifyResult & { burnedInAnnotation: boolean; summary: DicomSummary; metadata: Uint8Array }>({
         op: 'deidentify',
-        bytes: transferable(bytes),
+        bytes: source(bytes),
         key: transferable(uidKey),
         scope,
+        owner,
         timeoutMs: DICOM_LIMITS.deidentifyMs,
       }),
-    frames: (bytes: Uint8Array, frames: number[]) =>
-      call<{ transferSyntaxUid: string; encapsulated: boolean; frames: Uint8Array[] }>({
-        op: 'frames',
-        bytes: transferable(bytes),
-        frames,
-        timeoutMs: DICOM_LIMITS.readMs,
+    /**
+     * Frames (1-based) as views of one buffer moved from the worker; refused (413) when together
+     * they exceed `maxBytes`.
+     */
+    async frames(bytes: DicomSource, frames: number[], maxBytes: number, owner: string = SYSTEM_OWNER, decode = false) {
+      const result = await call<{
+        transferSyntaxUid: string;
+        encapsulated: boolean;
+        buffer: ArrayBuffer;
+        lengths: number[];
+      }>({ op: 'frames', bytes: source(bytes), frames, maxBytes, decode, owner, timeoutMs: DICOM_LIMITS.readMs });
+      let at = 0;
+      const views = result.lengths.map((length) => {
+        const view = new Uint8Array(result.buffer, at, length);
+        at += length;
+        return view;
+      });
+      return { transferSyntaxUid: result.transferSyntaxUid, encapsulated: result.encapsulated, frames: views };
+    },
+    /** Frame `frame` (1-based) as RGBA, with the client's window if given (WADO-RS rendered). */
+    renderFrame: (
+      bytes: DicomSource,
+      frame: number,
+      window: { center: number; width: number } | null,
+      owner: string = SYSTEM_OWNER,
+    ) =>
+      call<Rendered>({
+        op: 'renderFrame',
+        bytes: source(bytes),
+        frame,
+        window,
+        owner,
+        timeoutMs: DICOM_LIMITS.renderMs,
       }),
-    json: (bytes: Uint8Array) =>
-      call<DicomJson>({ op: 'json', bytes: transferable(bytes), timeoutMs: DICOM_LIMITS.readMs }),
+    /** The object as a Part 10 file in Explicit VR Little Endian (stored syntax checked by the caller). */
+    transcode: (bytes: DicomSource, owner: string = SYSTEM_OWNER) =>
+      call<Uint8Array>({ op: 'transcode', bytes: source(bytes), owner, timeoutMs: DICOM_LIMITS.transcodeMs }),
+    /** The packed metadata (dicom-metadata.ts) of an object stored before metadata was kept with the row. */
+    metadata: (bytes: DicomSource, owner: string = SYSTEM_OWNER) =>
+      call<Uint8Array>({ op: 'json', bytes: source(bytes), owner, timeoutMs: DICOM_LIMITS.readMs }),
     close: () => pool.close(),
   };
 }

@@ -6,8 +6,8 @@ import type { WorkerRequest, WorkerResponse } from './worker-protocol.ts';
 /** A DICOM object the worker refused (status and a message safe to show). */
 export class DicomRefused extends Error {
   override name = 'DicomRefused';
-  readonly status: 400 | 415;
-  constructor(status: 400 | 415, message: string) {
+  readonly status: 400 | 413 | 415;
+  constructor(status: 400 | 413 | 415, message: string) {
     super(message);
     this.status = status;
   }
@@ -18,12 +18,37 @@ export class DicomJobFailed extends Error {
   override name = 'DicomJobFailed';
 }
 
+/** One owner already has MAX_QUEUED_PER_OWNER jobs waiting: the new one is refused, not queued. */
+export class DicomBusy extends Error {
+  override name = 'DicomBusy';
+}
+
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
-export type Job = DistributiveOmit<WorkerRequest, 'id'> & { timeoutMs: number };
+export type Job = DistributiveOmit<WorkerRequest, 'id' | 'bytes'> & {
+  /**
+   * The object's bytes, moved to the worker. A function is called only when a worker is free, so
+   * that a waiting job holds no copy of its file (40 queued reads of one 100 MB object held 4 GB).
+   */
+  bytes: ArrayBuffer | (() => Promise<ArrayBuffer>);
+  /** Whose job this is (the actor's user id; the uploader's for background work): the queue is fair between owners. */
+  owner: string;
+  timeoutMs: number;
+};
+
+/** At least two workers, so that one long job never holds up everyone; more on machines with cores to spare. */
+export const DEFAULT_POOL_SIZE = Math.max(2, Math.min(4, cpus().length - 1));
+/** Jobs one owner may have waiting; past it the pool answers busy (429) instead of growing the queue. */
+export const MAX_QUEUED_PER_OWNER = 64;
 
 interface Slot {
   worker: Worker;
   busy: boolean;
+}
+interface Entry {
+  job: Job;
+  resolve: (v: unknown) => void;
+  /** Whatever the job failed with: a bytes reader may throw a non-Error, passed on as it is. */
+  reject: (err: unknown) => void;
 }
 
 const WORKER_URL = new URL('./dicom.worker.ts', import.meta.url);
@@ -31,17 +56,28 @@ const WORKER_URL = new URL('./dicom.worker.ts', import.meta.url);
 /**
  * A small pool of DICOM workers (worker_threads). Each job gets a time limit; a worker that
  * overruns it, dies or runs out of memory is terminated and replaced, and the job fails cleanly.
- * Jobs wait in a FIFO queue when every worker is busy.
+ * Waiting jobs sit in one queue per owner; a free worker takes the next job of the owner with the
+ * fewest jobs running (round-robin among equals): a user with 40 jobs queued delays another user's
+ * job until the next worker is free, not by all 40.
  */
 export function createDicomPool({
   log,
-  size = Math.max(1, Math.min(2, cpus().length - 1)),
+  size = DEFAULT_POOL_SIZE,
+  maxQueuedPerOwner = MAX_QUEUED_PER_OWNER,
+  onDispatch,
 }: {
   log: Logger;
   size?: number;
+  maxQueuedPerOwner?: number;
+  /** Called as each job is handed to a worker (tests observe the dispatch order). */
+  onDispatch?: (job: { op: Job['op']; owner: string }) => void;
 }) {
   const slots: Slot[] = [];
-  const queue: Array<{ job: Job; resolve: (v: unknown) => void; reject: (e: Error) => void }> = [];
+  /** Waiting jobs per owner; `turns`: the owners with jobs waiting, in round-robin order. */
+  const lanes = new Map<string, Entry[]>();
+  const turns: string[] = [];
+  /** Jobs each owner has on a worker now. */
+  const running = new Map<string, number>();
   let nextId = 1;
   let closed = false;
 
@@ -58,16 +94,44 @@ export function createDicomPool({
     return { worker, busy: false };
   };
 
+  /**
+   * The next job: from the waiting owner with the fewest jobs on a worker now (a user with 40 jobs
+   * queued and 2 running waits for one with none running), ties served round-robin.
+   */
+  function take(): Entry | undefined {
+    let best = -1;
+    for (let i = 0; i < turns.length; i++)
+      if (best < 0 || (running.get(turns[i]!) ?? 0) < (running.get(turns[best]!) ?? 0)) best = i;
+    if (best < 0) return undefined;
+    const owner = turns.splice(best, 1)[0]!;
+    const lane = lanes.get(owner)!;
+    const entry = lane.shift()!;
+    if (lane.length) turns.push(owner);
+    else lanes.delete(owner);
+    running.set(owner, (running.get(owner) ?? 0) + 1);
+    return entry;
+  }
+
+  /** The owner's job left its worker (done, failed or never started). */
+  function done(owner: string) {
+    const n = (running.get(owner) ?? 1) - 1;
+    if (n > 0) running.set(owner, n);
+    else running.delete(owner);
+  }
+
   function pump() {
     if (closed) return;
-    while (queue.length) {
+    while (lanes.size) {
       let slot = slots.find((s) => !s.busy);
       if (!slot && slots.length < size) {
         slot = spawn();
         slots.push(slot);
       }
       if (!slot) return;
-      run(slot, queue.shift()!);
+      const entry = take()!;
+      slot.busy = true;
+      onDispatch?.({ op: entry.job.op, owner: entry.job.owner });
+      void start(slot, entry);
     }
   }
 
@@ -77,11 +141,29 @@ export function createDicomPool({
     void slot.worker.terminate().catch(() => undefined);
   }
 
-  function run(slot: Slot, entry: (typeof queue)[number]) {
-    slot.busy = true;
+  async function start(slot: Slot, entry: Entry) {
+    let bytes: ArrayBuffer;
+    try {
+      bytes = typeof entry.job.bytes === 'function' ? await entry.job.bytes() : entry.job.bytes;
+    } catch (err) {
+      // The bytes could not be read (storage, integrity): the caller gets that error as it is.
+      slot.busy = false;
+      done(entry.job.owner);
+      entry.reject(err);
+      pump();
+      return;
+    }
+    if (closed) {
+      entry.reject(new DicomJobFailed('pool closed'));
+      return;
+    }
+    run(slot, entry, bytes);
+  }
+
+  function run(slot: Slot, entry: Entry, bytes: ArrayBuffer) {
     const id = nextId++;
-    const { timeoutMs, ...rest } = entry.job;
-    const request = { ...rest, id } as WorkerRequest;
+    const { timeoutMs, owner: _owner, bytes: _bytes, ...rest } = entry.job;
+    const request = { ...rest, bytes, id } as WorkerRequest;
     let settled = false;
     const finish = (fn: () => void, broken: boolean) => {
       if (settled) return;
@@ -92,6 +174,7 @@ export function createDicomPool({
       slot.worker.off('exit', onExit);
       if (broken) replace(slot);
       else slot.busy = false;
+      done(entry.job.owner);
       fn();
       pump();
     };
@@ -125,16 +208,28 @@ export function createDicomPool({
   }
 
   return {
+    size,
     run<T>(job: Job): Promise<T> {
       if (closed) return Promise.reject(new DicomJobFailed('pool closed'));
+      const lane = lanes.get(job.owner) ?? [];
+      if (lane.length >= maxQueuedPerOwner) return Promise.reject(new DicomBusy('queue full'));
       return new Promise<T>((resolve, reject) => {
-        queue.push({ job, resolve: resolve as (v: unknown) => void, reject });
+        lane.push({ job, resolve: resolve as (v: unknown) => void, reject });
+        if (!lanes.has(job.owner)) {
+          lanes.set(job.owner, lane);
+          turns.push(job.owner);
+        }
         pump();
       });
     },
+    /** Jobs waiting for a worker (all owners). */
+    queued: () => [...lanes.values()].reduce((n, lane) => n + lane.length, 0),
     async close() {
       closed = true;
-      for (const { reject } of queue.splice(0)) reject(new DicomJobFailed('pool closed'));
+      for (const lane of lanes.values())
+        for (const { reject } of lane.splice(0)) reject(new DicomJobFailed('pool closed'));
+      lanes.clear();
+      turns.length = 0;
       await Promise.all(slots.splice(0).map((s) => s.worker.terminate().catch(() => undefined)));
     },
   };

@@ -1,8 +1,13 @@
 import { type Insertable, sql } from 'kysely';
 import type { Db } from '../../db/db.ts';
 import type { ImageRow, ImagesTable } from '../../db/schema.ts';
+import { listedContentSql } from '../images/access-policy.ts';
+import { instanceCopyKeySql } from '../images/study-instance.ts';
 
-/** Who asks, for visibility: the same rule as image content (uploader, image:view_all, verified live share). */
+/**
+ * Who asks, for visibility: the same rule as image content (uploader, image:view_all, verified live
+ * share), de-identified copies only to those they were shared with (access-policy.ts listedContentSql).
+ */
 export interface Viewer {
   userId: string;
   all: boolean;
@@ -13,7 +18,12 @@ export interface InstanceFilter {
   seriesUid?: string | undefined;
   sopUid?: string | undefined;
   modality?: string | undefined;
+  /** ModalitiesInStudy: only studies with a visible instance of one of these modalities (every instance of them kept). */
+  studyModalities?: string[] | undefined;
   patientKey?: string | undefined;
+  /** Study date bounds, inclusive, 'YYYY-MM-DD'. */
+  studyDateFrom?: string | undefined;
+  studyDateTo?: string | undefined;
 }
 
 export function createDicomRepository(db: Db) {
@@ -26,27 +36,20 @@ export function createDicomRepository(db: Db) {
       .where('i.dicom_sop_instance_uid', 'is not', null)
       .where('i.dicom_study_uid', 'is not', null)
       .where('i.dicom_series_uid', 'is not', null);
-    if (!viewer.all)
-      q = q.where((eb) =>
-        eb.or([
-          eb('i.uploader_id', '=', viewer.userId),
-          eb.exists(
-            eb
-              .selectFrom('shares as s')
-              .select(sql`1`.as('one'))
-              .whereRef('s.image_id', '=', 'i.id')
-              .where('s.created_for', '=', viewer.userId)
-              .where('s.verified_at', 'is not', null)
-              .where('s.revoked_at', 'is', null)
-              .where((e) => e.or([e('s.expires_at', 'is', null), e('s.expires_at', '>', sql<Date>`now()`)])),
-          ),
-        ]),
-      );
+    q = q.where(listedContentSql('i', viewer));
     if (f.studyUid) q = q.where('i.dicom_study_uid', '=', f.studyUid);
     if (f.seriesUid) q = q.where('i.dicom_series_uid', '=', f.seriesUid);
     if (f.sopUid) q = q.where('i.dicom_sop_instance_uid', '=', f.sopUid);
     if (f.modality) q = q.where('i.dicom_modality', '=', f.modality);
+    if (f.studyModalities?.length)
+      q = q.where(
+        'i.dicom_study_uid',
+        'in',
+        visible(viewer, {}).where('i.dicom_modality', 'in', f.studyModalities).select('i.dicom_study_uid'),
+      );
     if (f.patientKey) q = q.where('i.dicom_patient_key', '=', f.patientKey);
+    if (f.studyDateFrom) q = q.where('i.dicom_study_date', '>=', f.studyDateFrom);
+    if (f.studyDateTo) q = q.where('i.dicom_study_date', '<=', f.studyDateTo);
     return q;
   };
 
@@ -58,7 +61,10 @@ export function createDicomRepository(db: Db) {
           sql<string | null>`min(i.dicom_study_date)::text`.as('study_date'),
           sql<string[]>`array_remove(array_agg(DISTINCT i.dicom_modality), NULL)`.as('modalities'),
           sql<number>`count(DISTINCT i.dicom_series_uid)::int`.as('series'),
-          sql<number>`count(DISTINCT i.dicom_sop_instance_uid)::int`.as('instances'),
+          // Copies, not UIDs: another uploader's object under the same UID counts on its own (M1).
+          sql<number>`count(DISTINCT ${instanceCopyKeySql('i')})::int`.as('instances'),
+          // One instance stands for the study: its metadata gives the patient and study attributes.
+          sql<string>`(array_agg(i.id ORDER BY i.created_at DESC))[1]`.as('sample_id'),
         ])
         .groupBy('i.dicom_study_uid')
         .orderBy(sql`max(i.created_at)`, 'desc')
@@ -75,7 +81,9 @@ export function createDicomRepository(db: Db) {
           'i.dicom_series_uid as series_uid',
           sql<string | null>`min(i.dicom_modality)`.as('modality'),
           sql<string | null>`min(i.dicom_body_part)`.as('body_part'),
-          sql<number>`count(DISTINCT i.dicom_sop_instance_uid)::int`.as('instances'),
+          // Copies, not UIDs: another uploader's object under the same UID counts on its own (M1).
+          sql<number>`count(DISTINCT ${instanceCopyKeySql('i')})::int`.as('instances'),
+          sql<string>`(array_agg(i.id ORDER BY i.created_at DESC))[1]`.as('sample_id'),
         ])
         .groupBy(['i.dicom_study_uid', 'i.dicom_series_uid'])
         .orderBy('i.dicom_series_uid')
@@ -84,12 +92,14 @@ export function createDicomRepository(db: Db) {
         .execute();
     },
 
-    /** One row per SOP instance UID (the newest upload of it). */
+    /** One row per copy of each SOP instance UID (study-instance.ts instanceCopyKeySql: the newest row of it). */
     async instances(viewer: Viewer, f: InstanceFilter, limit: number, offset: number): Promise<ImageRow[]> {
       const rows = await visible(viewer, f)
         .selectAll('i')
-        .distinctOn('i.dicom_sop_instance_uid')
+        .distinctOn(['i.dicom_sop_instance_uid', 'i.uploader_id', 'i.patient_id'])
         .orderBy('i.dicom_sop_instance_uid')
+        .orderBy('i.uploader_id')
+        .orderBy('i.patient_id')
         .orderBy('i.created_at', 'desc')
         .limit(limit)
         .offset(offset)
@@ -97,25 +107,101 @@ export function createDicomRepository(db: Db) {
       return rows as ImageRow[];
     },
 
-    /** The newest visible row of one instance. */
+    /**
+     * One visible row of an instance named by its UIDs: the viewer's own copy if they hold one, else
+     * the newest (several uploaders' copies are each listed by QIDO and study or series retrieve).
+     */
     instance: (viewer: Viewer, f: Required<Pick<InstanceFilter, 'studyUid' | 'seriesUid' | 'sopUid'>>) =>
-      visible(viewer, f).selectAll('i').orderBy('i.created_at', 'desc').limit(1).executeTakeFirst() as Promise<
-        ImageRow | undefined
-      >,
+      visible(viewer, f)
+        .selectAll('i')
+        .orderBy(sql`i.uploader_id = ${viewer.userId}`, 'desc')
+        .orderBy('i.created_at', 'desc')
+        .limit(1)
+        .executeTakeFirst() as Promise<ImageRow | undefined>,
 
-    /** The live de-identified copy of a source image, if one was made. */
+    /**
+     * The visible instances of a study or series (the newest row of each copy of a SOP instance
+     * UID), at most `max` of them: ordered by series, then SOP instance UID.
+     */
+    async retrievable(viewer: Viewer, f: Pick<InstanceFilter, 'studyUid' | 'seriesUid'>, max: number) {
+      const rows = (await visible(viewer, f)
+        .selectAll('i')
+        .distinctOn(['i.dicom_sop_instance_uid', 'i.uploader_id', 'i.patient_id'])
+        .orderBy('i.dicom_sop_instance_uid')
+        .orderBy('i.uploader_id')
+        .orderBy('i.patient_id')
+        .orderBy('i.created_at', 'desc')
+        .limit(max)
+        .execute()) as ImageRow[];
+      return rows.sort(
+        (a, b) =>
+          (a.dicom_series_uid ?? '').localeCompare(b.dicom_series_uid ?? '') ||
+          (a.dicom_sop_instance_uid ?? '').localeCompare(b.dicom_sop_instance_uid ?? ''),
+      );
+    },
+
+    /** Rows by id (QIDO's sample instances), whatever their visibility: the ids came from a visible query. */
+    async byIds(ids: string[]): Promise<ImageRow[]> {
+      if (!ids.length) return [];
+      return (await db.selectFrom('images').selectAll().where('id', 'in', ids).execute()) as ImageRow[];
+    },
+
+    /** Bytes of the sealed parsed metadata of several images, by image id (those stored without it are missing). */
+    async metadataSizes(imageIds: string[]): Promise<Map<string, number>> {
+      if (!imageIds.length) return new Map();
+      const rows = await db
+        .selectFrom('dicom_metadata')
+        .select(['image_id', sql<number>`octet_length(sealed)`.as('bytes')])
+        .where('image_id', 'in', imageIds)
+        .execute();
+      return new Map(rows.map((r) => [r.image_id, Number(r.bytes)]));
+    },
+
+    /** Sealed parsed metadata of several images, by image id (those stored without it are missing). */
+    async metadataOfMany(imageIds: string[]): Promise<Map<string, Uint8Array>> {
+      if (!imageIds.length) return new Map();
+      const rows = await db
+        .selectFrom('dicom_metadata')
+        .select(['image_id', 'sealed'])
+        .where('image_id', 'in', imageIds)
+        .execute();
+      return new Map(rows.map((r) => [r.image_id, r.sealed]));
+    },
+
+    /**
+     * The live de-identified copy of a source image made for single-image shares (UIDs mapped under
+     * the uploader's scope), if one was made; never a copy made for a study share (its own scope).
+     */
     liveCopyOf: (sourceId: string) =>
       db
         .selectFrom('images')
         .selectAll()
         .where('source_image_id', '=', sourceId)
         .where('deidentified', '=', true)
+        .where('copy_for_group', 'is', null)
         .where('deleted_at', 'is', null)
         .orderBy('created_at', 'desc')
         .limit(1)
         .executeTakeFirst(),
 
     insertImage: (row: Insertable<ImagesTable>) => db.insertInto('images').values(row).execute(),
+
+    /** The sealed parsed metadata of an image, if it was stored. */
+    metadataOf: async (imageId: string): Promise<Uint8Array | null> =>
+      (await db.selectFrom('dicom_metadata').select('sealed').where('image_id', '=', imageId).executeTakeFirst())
+        ?.sealed ?? null,
+
+    /** Replaces a stored copy that was made again (one stored before the per-data-set bound, over it). */
+    replaceMetadata: (imageId: string, sealed: Uint8Array) =>
+      db.updateTable('dicom_metadata').set({ sealed }).where('image_id', '=', imageId).execute(),
+
+    /** Stores sealed metadata once (a concurrent first read may have stored it already). */
+    saveMetadata: (imageId: string, sealed: Uint8Array) =>
+      db
+        .insertInto('dicom_metadata')
+        .values({ image_id: imageId, sealed })
+        .onConflict((oc) => oc.column('image_id').doNothing())
+        .execute(),
   };
 }
 export type DicomRepository = ReturnType<typeof createDicomRepository>;

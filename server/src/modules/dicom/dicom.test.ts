@@ -140,15 +140,24 @@ describe('upload of DICOM objects', () => {
 
   it('makes a WebP thumbnail for every image fixture, through the upload pipeline', async () => {
     const names = imageFixtures;
-    const ids: Array<[string, string]> = [];
+    const ids: Array<[string, string, string]> = [];
+    // Every fixture as a new image: a fresh uploader (earlier tests stored some of them for `doc`),
+    // and another one for CT1_UNC's JPEG-LS copy, the same instance (SOP Instance UID) as its
+    // implicit VR file, which is stored once per uploader and patient (docs/product.md › Upload).
+    const uploaders = [await newUser(t, 'healthProvider'), await newUser(t, 'healthProvider')];
     for (const name of names) {
-      const res = await upload(name);
+      let token = uploaders[0]!.token;
+      let res = await upload(name, token);
+      if (res.statusCode === 200 && res.json().code === 'duplicate') {
+        token = uploaders[1]!.token;
+        res = await upload(name, token);
+      }
       expect(res.statusCode, `${name}: ${res.body}`).toBe(201);
-      ids.push([name, res.json().data.id]);
+      ids.push([name, res.json().data.id, token]);
     }
     await t.app.ctx.services.images.idle();
-    for (const [name, id] of ids) {
-      const res = await get(`/api/images/${id}/thumbnail`, doc.token);
+    for (const [name, id, token] of ids) {
+      const res = await get(`/api/images/${id}/thumbnail`, token);
       expect(res.statusCode, name).toBe(200);
       expect(res.headers['content-type']).toBe('image/webp');
       const meta = await sharp(bytesOf(res)).metadata();
@@ -280,8 +289,15 @@ describe.skipIf(!hasDcmtk)(`de-identified sharing (${hasDcmtk ? 'dcmdump found' 
   });
 
   it('maps UIDs consistently: two uploads of one study give copies with the same new UIDs, unlike the originals', async () => {
+    // Two images of one study: the same instance twice is stored once per patient, so the second is the patient's.
     const a = (await upload('mr_multiframe_rle_16bit.dcm')).json().data;
-    const b = (await upload('mr_multiframe_rle_16bit.dcm')).json().data;
+    const b = (
+      await uploadFile(t, doc.token, dcm('mr_multiframe_rle_16bit.dcm'), {
+        caption: 'second upload',
+        patientId: patient.user.id,
+      })
+    ).json().data;
+    expect(b.id).not.toBe(a.id);
     const r1 = await newUser(t, 'healthProvider');
     const ca = (await shareTo(a.id, r1, { deidentify: true })).json().data.imageId;
     const cb = (await shareTo(b.id, r1, { deidentify: true })).json().data.imageId;

@@ -1,16 +1,25 @@
 /** Messages between the DICOM pool and its worker. */
 export type WorkerRequest = { id: number; bytes: ArrayBuffer } & (
   | { op: 'inspect' }
+  /** The upload's check and the DICOM JSON model, from one parse (stored with the row: later reads reparse nothing). */
+  | { op: 'ingest' }
+  /** First frame as RGBA, with the summary (one parse for thumbnail and analysis input). */
   | { op: 'render' }
   | { op: 'deidentify'; key: ArrayBuffer; scope: string }
-  | { op: 'frames'; frames: number[] }
+  /** Frames copied into one transferred buffer; refused (413) past `maxBytes` in all. */
+  /** `decode`: compressed frames decoded to native pixels (little endian) instead of sent as stored. */
+  | { op: 'frames'; frames: number[]; maxBytes: number; decode?: boolean }
   | { op: 'json' }
+  /** One frame (1-based) as RGBA, with the client's window if given (WADO-RS rendered). */
+  | { op: 'renderFrame'; frame: number; window: { center: number; width: number } | null }
+  /** The whole object as Explicit VR Little Endian (WADO-RS retrieve asking for it). */
+  | { op: 'transcode' }
 );
 export type WorkerOp = WorkerRequest['op'];
 
 export type WorkerResponse =
   | { id: number; ok: true; result: unknown }
   /** The object was refused: status and a message safe to show. */
-  | { id: number; ok: false; rejection: { status: 400 | 415; message: string } }
+  | { id: number; ok: false; rejection: { status: 400 | 413 | 415; message: string } }
   /** Anything else (a library bug on odd input): only the error's class name, never a value from the file. */
   | { id: number; ok: false; problem: string };

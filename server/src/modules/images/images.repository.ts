@@ -1,9 +1,12 @@
 import { LIST_MAX_WINDOW, type RoleName } from '@medshare/contracts';
-import { type Insertable, sql } from 'kysely';
+import { type Insertable, type SqlBool, sql } from 'kysely';
 import type { Db } from '../../db/db.ts';
 import { countUpTo } from '../../http/list-window.ts';
-import type { ImageRow, ImagesTable, ShareRow, SharesTable, ThumbnailStatus } from '../../db/schema.ts';
+import type { ImageRow, ImagesTable, ShareRow, ThumbnailStatus } from '../../db/schema.ts';
 import type { AuditCtes } from '../audit/audit.repository.ts';
+import type { ShareCtes } from '../sharing/patient-share.ts';
+import { shareNotEndedSql } from './access-policy.ts';
+import { inStudySql } from './study-instance.ts';
 
 export interface UserBrief {
   id: string;
@@ -32,6 +35,9 @@ export interface ListEntry {
   share_id: string | null;
   sort_at: Date;
 }
+
+/** The image lists' `kind=files`: not a DICOM instance of a study (those are listed by study). */
+const notInStudy = (alias: string) => sql<SqlBool>`NOT ${inStudySql(alias)}`;
 
 export function createImagesRepository(db: Db) {
   const imagesWithPeople = () =>
@@ -80,25 +86,54 @@ export function createImagesRepository(db: Db) {
       db.selectFrom('users').select(['email', 'firstname']).where('id', '=', id).executeTakeFirstOrThrow(),
 
     /**
-     * A new upload in one statement: the image, the patient's share (if any) and the audit rows
-     * (CTEs from the audit module) commit together; returns the row as `getLive` would.
+     * A new upload in one statement: the image, the patient's share (CTEs from the sharing module's
+     * patient-share.ts, if any), the sealed DICOM metadata (if any) and the audit rows (CTEs from the
+     * audit module) commit together; returns the row as `getLive` would.
      */
     insertUpload: async (
       image: Insertable<ImagesTable>,
-      share: Insertable<SharesTable> | null,
+      share: ShareCtes | null,
+      dicomMetadata: Uint8Array | null,
       audit: AuditCtes,
     ): Promise<ImageWithPeople> => {
-      const shared = share ? sql`, upload_share AS (${db.insertInto('shares').values(share)})` : sql``;
-      const { rows } = await sql<ImageWithPeople & { audited: boolean }>`
-        WITH ${audit.ctes}, inserted AS (${db.insertInto('images').values(image).returningAll()})${shared}
+      const lead = share?.lead ? sql`${share.lead}, ` : sql``;
+      const shared = share ? sql`, ${share.ctes}` : sql``;
+      const metadata = dicomMetadata
+        ? sql`, upload_metadata AS (${db.insertInto('dicom_metadata').values({ image_id: image.id!, sealed: dicomMetadata })})`
+        : sql``;
+      const { rows } = await sql<ImageWithPeople & { audited: boolean; shared: boolean }>`
+        WITH ${lead}${audit.ctes}, inserted AS (${db.insertInto('images').values(image).returningAll()})${shared}${metadata}
         SELECT inserted.*, up.firstname AS uploader_firstname, up.lastname AS uploader_lastname,
-          pt.firstname AS patient_firstname, pt.lastname AS patient_lastname, ${audit.applied} AS audited
+          pt.firstname AS patient_firstname, pt.lastname AS patient_lastname, ${audit.applied} AS audited,
+          ${share?.applied ?? sql<boolean>`true`} AS shared
         FROM inserted
         JOIN users up ON up.id = inserted.uploader_id
         LEFT JOIN users pt ON pt.id = inserted.patient_id`.execute(db);
-      const { audited: _, ...row } = rows[0]!;
+      const { audited: _, shared: __, ...row } = rows[0]!;
       return row;
     },
+
+    /**
+     * The live image this uploader already stored for this patient (or for no patient) with this
+     * SOP Instance UID, if any: the duplicate rule of `docs/product.md` › Upload. De-identified
+     * copies are not uploads and are never matched.
+     */
+    findDuplicateInstance: (
+      uploaderId: string,
+      patientId: string | null,
+      sopInstanceUid: string,
+    ): Promise<ImageWithPeople | undefined> =>
+      imagesWithPeople()
+        .where('images.dicom_sop_instance_uid', '=', sopInstanceUid)
+        .where('images.uploader_id', '=', uploaderId)
+        .where((eb) =>
+          patientId === null ? eb('images.patient_id', 'is', null) : eb('images.patient_id', '=', patientId),
+        )
+        .where('images.deleted_at', 'is', null)
+        .where('images.deidentified', '=', false)
+        .orderBy('images.created_at')
+        .limit(1)
+        .executeTakeFirst(),
 
     /** A live (not deleted) image with the names of its uploader and patient. */
     getLive: (id: string): Promise<ImageWithPeople | undefined> =>
@@ -112,6 +147,22 @@ export function createImagesRepository(db: Db) {
         .where('image_id', '=', imageId)
         .where('created_for', '=', userId)
         .executeTakeFirst(),
+
+    /**
+     * A study's live DICOM images uploaded by `userId` or for them (not copies), in series then upload
+     * order: what they may share by link once the patient's own have passed their share's code.
+     */
+    ownedInStudy: (userId: string, studyUid: string, max: number): Promise<ImageWithPeople[]> =>
+      imagesWithPeople()
+        .where('images.dicom_study_uid', '=', studyUid)
+        .where('images.deleted_at', 'is', null)
+        .where('images.deidentified', '=', false)
+        .where((eb) => eb.or([eb('images.uploader_id', '=', userId), eb('images.patient_id', '=', userId)]))
+        .orderBy('images.dicom_series_uid')
+        .orderBy('images.created_at')
+        .orderBy('images.id')
+        .limit(max)
+        .execute(),
 
     imagesByIds: (ids: string[]): Promise<ImageWithPeople[]> =>
       ids.length ? imagesWithPeople().where('images.id', 'in', ids).execute() : Promise.resolve([]),
@@ -133,30 +184,33 @@ export function createImagesRepository(db: Db) {
      */
     async listForViewer(
       viewerId: string,
-      parts: { own: boolean; shared: boolean },
+      parts: { own: boolean; shared: boolean; filesOnly?: boolean },
       limit: number,
       offset: number,
       countCap: number | null = LIST_MAX_WINDOW + 1,
     ): Promise<{ entries: ListEntry[]; total: number }> {
+      const files = parts.filesOnly ? sql` AND ${notInStudy('i')}` : sql``;
       // Each branch is cut to the rows the page can need, in its index's order: without the inner
       // ORDER BY/LIMIT the planner sorted every own image of a viewer with many (a seq scan and a
       // sort of 10^5 rows for one page, see bench/RESULTS.md "List scaling").
       const upTo = offset + limit;
+      // A de-identified copy is not an upload: listed only to those it was shared with (shared branch).
       const own = sql`SELECT i.id AS image_id, NULL::uuid AS share_id, i.created_at AS sort_at
-        FROM images i WHERE i.uploader_id = ${viewerId} AND i.deleted_at IS NULL
+        FROM images i WHERE i.uploader_id = ${viewerId} AND i.deleted_at IS NULL AND NOT i.deidentified${files}
         ORDER BY i.created_at DESC, i.id DESC LIMIT ${upTo}`;
       const shared = sql`SELECT s.image_id, s.id AS share_id, s.created_at AS sort_at
         FROM shares s JOIN images i ON i.id = s.image_id
-        WHERE s.created_for = ${viewerId} AND i.deleted_at IS NULL AND i.uploader_id <> ${viewerId}
+        WHERE s.created_for = ${viewerId} AND i.deleted_at IS NULL AND i.uploader_id <> ${viewerId}${files}
         ORDER BY s.created_at DESC, s.image_id DESC LIMIT ${upTo}`;
       const union = parts.own && parts.shared ? sql`(${own}) UNION ALL (${shared})` : parts.own ? own : shared;
       const page = await sql<ListEntry>`SELECT image_id, share_id, sort_at FROM (${union}) u
         ORDER BY sort_at DESC, image_id DESC LIMIT ${limit} OFFSET ${offset}`.execute(db);
       // Each branch is counted up to `countCap` only (a LIMITed subquery); the sum is then exact up
       // to the cap and above it whenever either branch reaches it. null: exact (dashboard counts).
-      const ownRows = sql`SELECT 1 FROM images WHERE uploader_id = ${viewerId} AND deleted_at IS NULL`;
+      const ownRows = sql`SELECT 1 FROM images i
+        WHERE i.uploader_id = ${viewerId} AND i.deleted_at IS NULL AND NOT i.deidentified${files}`;
       const sharedRows = sql`SELECT 1 FROM shares s JOIN images i ON i.id = s.image_id
-        WHERE s.created_for = ${viewerId} AND i.deleted_at IS NULL AND i.uploader_id <> ${viewerId}`;
+        WHERE s.created_for = ${viewerId} AND i.deleted_at IS NULL AND i.uploader_id <> ${viewerId}${files}`;
       const count = (rows: typeof ownRows) =>
         countCap === null
           ? sql<{ n: number }>`SELECT count(*)::int AS n FROM (${rows}) t`.execute(db).then((r) => r.rows[0]?.n ?? 0)
@@ -167,19 +221,28 @@ export function createImagesRepository(db: Db) {
       return { entries: page.rows, total };
     },
 
-    /** Every live image, newest first; counted up to `countCap` only (the exact count is `countAll`). */
+    /**
+     * Every live upload, newest first (de-identified copies are listed only to their recipients);
+     * counted up to `countCap` only (the exact count of stored images is `countAll`).
+     */
     async listAll(
       limit: number,
       offset: number,
       countCap: number = LIST_MAX_WINDOW + 1,
+      filesOnly = false,
     ): Promise<{ entries: ListEntry[]; total: number }> {
       // Two builders, not one shared base: derived builders share a query id, which plugins key on.
-      const live = () => db.selectFrom('images').where('deleted_at', 'is', null);
+      const live = () =>
+        db
+          .selectFrom('images as i')
+          .where('i.deleted_at', 'is', null)
+          .where('i.deidentified', '=', false)
+          .$if(filesOnly, (q) => q.where(notInStudy('i')));
       const [rows, total] = await Promise.all([
         live()
-          .select(['id as image_id', 'created_at as sort_at'])
-          .orderBy('created_at', 'desc')
-          .orderBy('id', 'desc')
+          .select(['i.id as image_id', 'i.created_at as sort_at'])
+          .orderBy('i.created_at', 'desc')
+          .orderBy('i.id', 'desc')
           .limit(limit)
           .offset(offset)
           .execute(),
@@ -194,16 +257,13 @@ export function createImagesRepository(db: Db) {
         .select(sql<number>`count(*)::int`.as('n'))
         .where('deleted_at', 'is', null)
         .executeTakeFirstOrThrow();
-      const shared = await sql<{
-        n: number;
-      }>`SELECT count(DISTINCT s.image_id)::int AS n FROM shares s JOIN images i ON i.id = s.image_id
-        WHERE i.deleted_at IS NULL AND s.revoked_at IS NULL AND (s.expires_at IS NULL OR s.expires_at > now())`.execute(
-        db,
-      );
+      const shared = await sql<{ n: number }>`SELECT count(DISTINCT s.image_id)::int AS n
+        FROM shares s JOIN images i ON i.id = s.image_id
+        WHERE i.deleted_at IS NULL AND ${shareNotEndedSql('s')}`.execute(db);
       return { total: n, shared: shared.rows[0]?.n ?? 0 };
     },
 
-    /** Soft-deletes the image and revokes its shares (one transaction, built on a transaction handle). */
+    /** Soft-deletes the image, revokes its shares and drops its parsed metadata (one transaction, built on a transaction handle). */
     async markDeleted(id: string, at: Date): Promise<number> {
       const res = await db
         .updateTable('images')
@@ -217,6 +277,8 @@ export function createImagesRepository(db: Db) {
         .where('image_id', '=', id)
         .where('revoked_at', 'is', null)
         .execute();
+      // The parsed DICOM metadata is PHI: it goes with the image.
+      await db.deleteFrom('dicom_metadata').where('image_id', '=', id).execute();
       return Number(res.numUpdatedRows);
     },
 

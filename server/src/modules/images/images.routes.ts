@@ -1,12 +1,13 @@
 import multipart from '@fastify/multipart';
 import {
-  ErrorResponseSchema,
   IdParamSchema,
   ImageContentQuerySchema,
   ImageMessages,
   ImageSchema,
   ListImagesQuerySchema,
   MessageOnlyResponseSchema,
+  UPLOAD_DUPLICATE_CODE,
+  UploadDuplicateResponseSchema,
   envelope,
   pagedEnvelope,
 } from '@medshare/contracts';
@@ -14,18 +15,15 @@ import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppContext } from '../../app-context.ts';
-import { AppError, badRequest } from '../../errors.ts';
+import { AppError, badRequest, errorStatus } from '../../errors.ts';
 import { actorOf } from '../../http/auth-hooks.ts';
+import { storedContentHeaders } from '../../http/content-headers.ts';
 import { ok, paged } from '../../http/envelope.ts';
-import { MALFORMED_UPLOAD, type UploadPart } from './images.service.ts';
+import { type ErrorStatus, routeDocs } from '../../http/route-schema.ts';
+import { MALFORMED_UPLOAD, type UploadPart } from './upload.ts';
 
-const errors = {
-  400: ErrorResponseSchema,
-  401: ErrorResponseSchema,
-  403: ErrorResponseSchema,
-  404: ErrorResponseSchema,
-};
-const bearer = [{ bearer: [] }];
+const REFUSALS = [400, 401, 403, 404] satisfies ErrorStatus[];
+const docs = routeDocs('images');
 const ContentParamsSchema = z.object({ id: z.string().max(64).describe('Image id') });
 
 /**
@@ -33,12 +31,13 @@ const ContentParamsSchema = z.object({ id: z.string().max(64).describe('Image id
  * are the client's fault, so they answer 400 instead of falling through to a 500.
  */
 function asClientError(err: unknown): unknown {
-  if (err instanceof AppError || (err as { statusCode?: number }).statusCode) return err;
+  if (err instanceof AppError || errorStatus(err) !== undefined) return err;
   return badRequest(MALFORMED_UPLOAD);
 }
 
-function markClientError(err: Error & { statusCode?: number; code?: string }) {
-  if (!err.statusCode) Object.assign(err, { statusCode: 400, code: 'bad_request', message: MALFORMED_UPLOAD });
+function markClientError(err: Error) {
+  if (errorStatus(err) === undefined)
+    Object.assign(err, { statusCode: 400, code: 'bad_request', message: MALFORMED_UPLOAD });
 }
 
 /** The multipart stream as neutral parts; the service decides what is acceptable. */
@@ -83,7 +82,7 @@ async function* partsOf(request: FastifyRequest, limits: { fileBytes: number }):
   }
 }
 
-/** Upload, lists, content and delete (DESIGN §7). Registered under /api. */
+/** Upload, lists, content and delete (`docs/architecture.md` › Images). Registered under /api. */
 export function imagesRoutes(ctx: AppContext): FastifyPluginAsyncZod {
   const { images } = ctx.services;
   return async (app) => {
@@ -94,18 +93,25 @@ export function imagesRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       '/upload/image',
       {
         preHandler: ctx.hooks.requirePermission('image:upload'),
-        schema: {
-          tags: ['images'],
+        schema: docs.signedIn([...REFUSALS, 413, 415], {
           summary: 'Upload an image (multipart: caption, file, patientId); the type is decided by the bytes',
-          description: `Accepts JPEG, PNG, PDF and DICOM up to the max_upload_mb setting. 415: '${ImageMessages.invalidType}'; 413 too large; 400 missing file, blank caption or unknown patient.`,
+          description: `Accepts JPEG, PNG, PDF and DICOM up to the max_upload_mb setting. 415: '${ImageMessages.invalidType}'; 413 too large; 400 missing file, blank caption or unknown patient. 201 with the new image; 200 with code '${UPLOAD_DUPLICATE_CODE}' and the image already stored when the same uploader already stored this DICOM instance (same SOP Instance UID) for the same patient: nothing is stored twice.`,
           consumes: ['multipart/form-data'],
-          security: bearer,
-          response: { 201: envelope(ImageSchema), ...errors, 413: ErrorResponseSchema, 415: ErrorResponseSchema },
-        },
+          response: { 201: envelope(ImageSchema), 200: UploadDuplicateResponseSchema },
+        }),
       },
       async (request, reply) => {
         try {
-          const image = await images.upload(actorOf(request), (limits) => partsOf(request, limits), request.ip);
+          const { image, duplicate } = await images.upload(
+            actorOf(request),
+            (limits) => partsOf(request, limits),
+            request.ip,
+          );
+          if (duplicate) {
+            return reply
+              .status(200)
+              .send({ success: true, message: ImageMessages.duplicate, code: UPLOAD_DUPLICATE_CODE, data: image });
+          }
           return reply.status(201).send(ok(image, ImageMessages.uploaded));
         } catch (err) {
           // Refused before its body was read to the end (a malformed multipart header, a refused
@@ -121,13 +127,11 @@ export function imagesRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       '/upload/my-images',
       {
         preHandler: ctx.hooks.authenticate,
-        schema: {
-          tags: ['images'],
+        schema: docs.signedIn(REFUSALS, {
           summary: 'Images I uploaded plus images shared with me, newest first',
-          security: bearer,
           querystring: ListImagesQuerySchema,
-          response: { 200: pagedEnvelope(ImageSchema), ...errors },
-        },
+          response: { 200: pagedEnvelope(ImageSchema) },
+        }),
       },
       async (request) => {
         const { items, pagination } = await images.list(actorOf(request), 'mine', request.query);
@@ -139,13 +143,11 @@ export function imagesRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       '/upload/shared-images',
       {
         preHandler: ctx.hooks.authenticate,
-        schema: {
-          tags: ['images'],
+        schema: docs.signedIn(REFUSALS, {
           summary: 'Images assigned or shared to me (the patient view), newest first',
-          security: bearer,
           querystring: ListImagesQuerySchema,
-          response: { 200: pagedEnvelope(ImageSchema), ...errors },
-        },
+          response: { 200: pagedEnvelope(ImageSchema) },
+        }),
       },
       async (request) => {
         const { items, pagination } = await images.list(actorOf(request), 'shared', request.query);
@@ -157,13 +159,11 @@ export function imagesRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       '/upload/images',
       {
         preHandler: ctx.hooks.requirePermission('image:view_all'),
-        schema: {
-          tags: ['images'],
+        schema: docs.signedIn(REFUSALS, {
           summary: 'Every image (admin)',
-          security: bearer,
           querystring: ListImagesQuerySchema,
-          response: { 200: pagedEnvelope(ImageSchema), ...errors },
-        },
+          response: { 200: pagedEnvelope(ImageSchema) },
+        }),
       },
       async (request) => {
         const { items, pagination } = await images.list(actorOf(request), 'all', request.query);
@@ -175,13 +175,11 @@ export function imagesRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       '/upload/image/:id',
       {
         preHandler: ctx.hooks.requirePermission('image:delete'),
-        schema: {
-          tags: ['images'],
+        schema: docs.signedIn(REFUSALS, {
           summary: 'Delete an image (uploader or admin): revokes its shares and removes its blobs',
-          security: bearer,
           params: IdParamSchema,
-          response: { 200: MessageOnlyResponseSchema, ...errors },
-        },
+          response: { 200: MessageOnlyResponseSchema },
+        }),
       },
       async (request) => {
         await images.deleteImage(actorOf(request), request.params.id);
@@ -194,21 +192,15 @@ export function imagesRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         `/images/:id/${variant}`,
         {
           preHandler: ctx.hooks.authenticate,
-          schema: {
-            tags: ['images'],
+          schema: docs.signedIn([401, 404], {
             summary:
               variant === 'content'
                 ? 'The decrypted file (bearer header only); ?download=1 for an attachment'
                 : 'The decrypted WebP thumbnail (JPEG/PNG only)',
-            security: bearer,
             params: ContentParamsSchema,
             querystring: ImageContentQuerySchema,
-            response: {
-              200: z.unknown().describe('The file bytes, streamed'),
-              401: ErrorResponseSchema,
-              404: ErrorResponseSchema,
-            },
-          },
+            response: { 200: z.unknown().describe('The file bytes, streamed') },
+          }),
         },
         async (request, reply) => {
           const answer = await images.openContent(
@@ -217,12 +209,10 @@ export function imagesRoutes(ctx: AppContext): FastifyPluginAsyncZod {
             variant,
             request.query.download === '1',
           );
-          return reply
+          return storedContentHeaders(reply)
             .header('content-type', answer.contentType)
             .header('content-length', String(answer.size))
             .header('content-disposition', answer.disposition)
-            .header('cache-control', 'private, no-store')
-            .header('x-content-type-options', 'nosniff')
             .send(answer.stream);
         },
       );

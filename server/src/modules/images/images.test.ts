@@ -9,6 +9,7 @@ import { createKeyring } from '../../crypto/envelope.ts';
 import { createPasswordHasher } from '../../crypto/passwords.ts';
 import { createEncryptedStore } from '../../storage/encrypted-store.ts';
 import { createStorage } from '../../storage/index.ts';
+import { createPatientShares } from '../sharing/patient-share.ts';
 import { createImagesService } from './images.service.ts';
 import { bytesOf, fixture, fixtures, uploadFile } from './images.test-helpers.ts';
 
@@ -54,17 +55,29 @@ async function shareMail(email: string) {
 
 describe('upload', () => {
   it('stores every real fixture and gives it back byte-identical to the uploader', async () => {
+    const sopUids = new Set<string>();
+    let second: SignedIn | null = null;
     for (const f of fixtures()) {
-      const res = await uploadFile(t, doc.token, f, { caption: f.name });
+      let uploader = doc;
+      let res = await uploadFile(t, uploader.token, f, { caption: f.name });
+      // CT1_UNC is here twice (implicit VR and JPEG-LS) with one SOP Instance UID: one instance,
+      // already stored for this uploader (docs/product.md › Upload); another uploader stores it.
+      if (res.statusCode === 200) {
+        expect(res.json().code, f.path).toBe('duplicate');
+        expect(sopUids.has(res.json().data.dicom.sopInstanceUid), f.path).toBe(true);
+        uploader = second ??= await newUser(t, 'healthProvider');
+        res = await uploadFile(t, uploader.token, f, { caption: f.name });
+      }
       // DICOM module: malformed files may be refused (400) and a DICOMDIR is refused (415, no image in it).
       const malformed = f.name.startsWith('malformed_') || f.name.startsWith('dicomdir_');
       if (malformed) expect(res.statusCode, f.path).toBeLessThan(500);
       else expect(res.statusCode, `${f.path}: ${res.body}`).toBe(201);
       if (res.statusCode !== 201) continue;
       const image = res.json().data;
+      if (image.dicom?.sopInstanceUid) sopUids.add(image.dicom.sopInstanceUid);
       expect(image.contentType).toBe(f.type);
       expect(image.sizeBytes).toBe(f.data.length);
-      const content = await get(image.image_url, doc.token);
+      const content = await get(image.image_url, uploader.token);
       expect(content.statusCode).toBe(200);
       expect(content.headers['content-type']).toBe(f.type);
       expect(bytesOf(content).equals(f.data), f.path).toBe(true);
@@ -86,17 +99,24 @@ describe('upload', () => {
 
   it('accepts DICOM declared as application/octet-stream and with the .dicom extension', async () => {
     const f = fixture('dicom/ct_explicit_le_16bit_signed_small.dcm');
-    expect((await uploadFile(t, doc.token, { ...f, type: 'application/octet-stream' })).statusCode).toBe(201);
-    expect((await uploadFile(t, doc.token, { ...f, name: 'scan.dicom' })).statusCode).toBe(201);
+    // Fresh uploaders: this instance is already stored for `doc` (a second upload would answer 200, duplicate).
+    for (const file of [
+      { ...f, type: 'application/octet-stream' },
+      { ...f, name: 'scan.dicom' },
+    ]) {
+      const uploader = await newUser(t, 'healthProvider');
+      expect((await uploadFile(t, uploader.token, file)).statusCode, file.name).toBe(201);
+    }
   });
 
   it('accepts DICOM without preamble and meta header (implicit VR little endian)', async () => {
-    const res = await uploadFile(t, doc.token, fixture('dicom/cr_implicit_le_no_preamble_mono1.dcm'));
+    const uploader = await newUser(t, 'healthProvider');
+    const res = await uploadFile(t, uploader.token, fixture('dicom/cr_implicit_le_no_preamble_mono1.dcm'));
     expect(res.statusCode).toBe(201);
     expect(res.json().data.contentType).toBe('application/dicom');
   });
 
-  it('refuses a PNG renamed .pdf with 415 and the spec message', async () => {
+  it('refuses a PNG renamed .pdf with 415 and the message of docs/product.md › Validation rules', async () => {
     const res = await uploadFile(t, doc.token, { ...png(), name: 'report.pdf', type: 'application/pdf' });
     expect(res.statusCode).toBe(415);
     expect(res.json().message).toBe(ImageMessages.invalidType);
@@ -155,7 +175,7 @@ describe('upload', () => {
     }
   });
 
-  it('answers 400 with the spec messages for no file and a blank caption', async () => {
+  it('answers 400 with the messages of docs/product.md › Validation rules for no file and a blank caption', async () => {
     const noFile = await uploadFile(t, doc.token, null, { caption: 'x' });
     expect(noFile.statusCode).toBe(400);
     expect(noFile.json().message).toBe(ImageMessages.noFile);
@@ -385,12 +405,16 @@ describe('list window', () => {
       db: ctx.database.db,
       store: createEncryptedStore(storage, createKeyring(t.config.masterKey)),
       hasher: createPasswordHasher(t.config.argon2),
-      mailer: ctx.mailer,
       audit: ctx.services.audit,
       settings: ctx.services.settings,
       log: ctx.log,
-      publicUrl: 'http://x',
       sweep: { graceMinutes: 60, intervalMinutes: 60 },
+      patientShares: createPatientShares({
+        db: ctx.database.db,
+        mailer: ctx.mailer,
+        settings: ctx.services.settings,
+        publicUrl: 'http://x',
+      }),
       listWindow: 3,
     });
     try {

@@ -1,6 +1,8 @@
 import type { Logger } from 'pino';
 import sharp, { type Sharp } from 'sharp';
+import { errorMessage } from '../../errors.ts';
 import type { EncryptedStore } from '../../storage/encrypted-store.ts';
+import { MAX_FRAME_PIXELS } from '../dicom/dicom-core.ts';
 import type { ImagesRepository } from './images.repository.ts';
 
 export const THUMBNAIL_MAX_PX = 320;
@@ -27,11 +29,20 @@ export function createThumbnailer({
   repo: ImagesRepository;
   store: EncryptedStore;
   log: Logger;
-  /** First frame of a DICOM object as RGBA (runs in the DICOM worker, time-limited). */
-  renderDicom?: ((bytes: Uint8Array) => Promise<{ width: number; height: number; pixels: Uint8Array }>) | undefined;
   /**
-   * True while uploads are in flight. Rendering (20+ ms of CPU per DICOM image, in the one DICOM
-   * worker the uploads' inspections also need) then waits, up to THUMBNAIL_MAX_DEFER_MS per
+   * First frame of a DICOM object as RGBA (runs in the DICOM worker pool, time-limited, within the
+   * memory bounds of every DICOM read). The bytes are read only once a worker is free; the job is
+   * queued as the uploader's (the pool is fair between users).
+   */
+  renderDicom?:
+    | ((
+        source: () => Promise<ArrayBuffer>,
+        owner: string,
+      ) => Promise<{ width: number; height: number; pixels: Uint8Array }>)
+    | undefined;
+  /**
+   * True while uploads are in flight. Rendering (20+ ms of CPU per DICOM image, in the DICOM
+   * workers the uploads' inspections also need) then waits, up to THUMBNAIL_MAX_DEFER_MS per
    * thumbnail, so that a burst of uploads is not slowed by work nobody waits for.
    */
   deferWhile?: () => boolean;
@@ -43,22 +54,23 @@ export function createThumbnailer({
     const image = await repo.getLive(id);
     if (!image || image.thumbnail_status !== 'pending') return;
     try {
-      const source = await store.open(
-        image.storage_key,
-        { wrappedKey: image.wrapped_key, keyId: image.key_id },
-        { sha256: image.sha256, size: image.size_bytes },
-      );
-      const input = Buffer.concat(await source.toArray());
+      // One buffer of the object's size (no chunks plus a joined copy); for DICOM, read when a worker is free.
+      const read = () =>
+        store.readAll(
+          image.storage_key,
+          { wrappedKey: image.wrapped_key, keyId: image.key_id },
+          { sha256: image.sha256, size: image.size_bytes },
+        );
       let pipeline: Sharp;
       if (image.content_type === 'application/dicom') {
         if (!renderDicom) throw new Error('no DICOM renderer');
-        const frame = await renderDicom(input);
+        const frame = await renderDicom(read, image.uploader_id);
         pipeline = sharp(Buffer.from(frame.pixels.buffer, frame.pixels.byteOffset, frame.pixels.byteLength), {
           raw: { width: frame.width, height: frame.height, channels: 4 },
-          limitInputPixels: 100_000_000,
+          limitInputPixels: MAX_FRAME_PIXELS,
         });
       } else {
-        pipeline = sharp(input, { limitInputPixels: 100_000_000, failOn: 'error' }).rotate();
+        pipeline = sharp(Buffer.from(await read()), { limitInputPixels: 100_000_000, failOn: 'error' }).rotate();
       }
       const output = await pipeline
         .resize(THUMBNAIL_MAX_PX, THUMBNAIL_MAX_PX, { fit: 'inside', withoutEnlargement: true })
@@ -77,7 +89,7 @@ export function createThumbnailer({
       // Deleted meanwhile: the thumbnail must not outlive its image.
       if (!recorded) await store.storage.delete(key);
     } catch (err) {
-      log.warn({ imageId: id, problem: (err as Error).message }, 'thumbnail could not be made');
+      log.warn({ imageId: id, problem: errorMessage(err) }, 'thumbnail could not be made');
       await repo.setThumbnailStatus(id, 'failed');
     }
   }
@@ -89,7 +101,7 @@ export function createThumbnailer({
         await new Promise((r) => setTimeout(r, DEFER_POLL_MS));
       const id = queue.shift()!;
       await make(id).catch((err: unknown) =>
-        log.error({ imageId: id, problem: (err as Error).message }, 'thumbnail job failed'),
+        log.error({ imageId: id, problem: errorMessage(err) }, 'thumbnail job failed'),
       );
     }
   }

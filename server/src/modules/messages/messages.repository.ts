@@ -253,15 +253,31 @@ export function createMessagesRepository(db: Db) {
       return row.n;
     },
 
-    /** People the caller may write to, found by name or e-mail; `onlyHolding` narrows to holders of a permission. */
+    /**
+     * People the caller may write to, found by name or e-mail; `onlyHolding` narrows to holders of a
+     * permission. With `emailsOfContactsOnly`, an e-mail is answered (and searched) only for people
+     * the caller already shares a conversation or an image with; others get null.
+     */
     async searchRecipients(opts: {
       callerId: string;
       permission: string;
       onlyHolding: string | null;
+      emailsOfContactsOnly: boolean;
       search: string | undefined;
       limit: number;
       offset: number;
     }) {
+      const caller = opts.callerId;
+      const contact = sql<SqlBool>`(
+        EXISTS (SELECT 1 FROM conversations c WHERE c.owner_id = ${caller} AND c.partner_id = users.id)
+        OR EXISTS (SELECT 1 FROM images i
+          WHERE i.uploader_id = users.id AND i.patient_id = ${caller} AND i.deleted_at IS NULL)
+        OR EXISTS (SELECT 1 FROM shares s WHERE s.revoked_at IS NULL
+          AND ((s.created_for = ${caller} AND s.created_by = users.id)
+            OR (s.created_for = users.id AND s.created_by = ${caller}))))`;
+      const email = opts.emailsOfContactsOnly
+        ? sql<string | null>`CASE WHEN ${contact} THEN users.email END`
+        : sql<string | null>`users.email`;
       const filter = (eb: ExpressionBuilder<Database, 'users' | 'roles'>): Expression<SqlBool> => {
         const conditions: Expression<SqlBool>[] = [eb('users.id', '!=', opts.callerId)];
         if (opts.onlyHolding) {
@@ -281,7 +297,9 @@ export function createMessagesRepository(db: Db) {
             eb.or([
               eb('users.firstname', 'ilike', pattern),
               eb('users.lastname', 'ilike', pattern),
-              eb('users.email', 'ilike', pattern),
+              opts.emailsOfContactsOnly
+                ? eb.and([eb('users.email', 'ilike', pattern), contact])
+                : eb('users.email', 'ilike', pattern),
               eb(sql`users.firstname || ' ' || users.lastname`, 'ilike', pattern),
             ]),
           );
@@ -295,7 +313,7 @@ export function createMessagesRepository(db: Db) {
             'users.id',
             'users.firstname',
             'users.lastname',
-            'users.email',
+            email.as('email'),
             sql<RoleName>`roles.name`.as('role'),
           ])
           .orderBy('users.firstname')

@@ -4,7 +4,6 @@ import {
   ChatPartnerParamSchema,
   ChatQuerySchema,
   ChatResponseSchema,
-  ErrorResponseSchema,
   MarkReadResponseDataSchema,
   MessageIdTextSchema,
   MessageRecipientSchema,
@@ -23,21 +22,16 @@ import { tooManyRequests } from '../../errors.ts';
 import { perSessionRateLimit } from '../../http/session-rate-limit.ts';
 import { actorOf } from '../../http/auth-hooks.ts';
 import { ok, paged } from '../../http/envelope.ts';
+import { routeDocs } from '../../http/route-schema.ts';
 
-const errors = {
-  400: ErrorResponseSchema,
-  401: ErrorResponseSchema,
-  403: ErrorResponseSchema,
-  404: ErrorResponseSchema,
-  429: ErrorResponseSchema,
-};
+const docs = routeDocs('messages');
+
 const SENDS_PER_MINUTE = 120;
 
 export function messagesRoutes(ctx: AppContext): FastifyPluginAsyncZod {
   const { messages } = ctx.services;
   const { hub } = ctx.realtime;
   const allowed = ctx.hooks.requirePermission('messages:send');
-  const security = [{ bearer: [] }];
   const sendLimit = perSessionRateLimit('msg', SENDS_PER_MINUTE);
 
   return async (app) => {
@@ -48,13 +42,11 @@ export function messagesRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       '/chat-list',
       {
         preHandler: allowed,
-        schema: {
-          tags: ['messages'],
+        schema: docs.signedIn([400, 401, 403, 404, 429], {
           summary: 'One entry per conversation partner, most recent first, with unread counts',
-          security,
           querystring: ChatListQuerySchema,
-          response: { 200: pagedEnvelope(ChatListEntrySchema), ...errors },
-        },
+          response: { 200: pagedEnvelope(ChatListEntrySchema) },
+        }),
       },
       async (request) => {
         const { items, pagination } = await messages.listChats(
@@ -70,13 +62,11 @@ export function messagesRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       '/users',
       {
         preHandler: allowed,
-        schema: {
-          tags: ['messages'],
+        schema: docs.signedIn([400, 401, 403, 404, 429], {
           summary: 'People the caller may write to, by name or e-mail',
-          security,
           querystring: MessageUsersQuerySchema,
-          response: { 200: pagedEnvelope(MessageRecipientSchema), ...errors },
-        },
+          response: { 200: pagedEnvelope(MessageRecipientSchema) },
+        }),
       },
       async (request) => {
         const { items, pagination } = await messages.listRecipients(actorOf(request), request.query);
@@ -88,14 +78,12 @@ export function messagesRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       '/chat/:userId',
       {
         preHandler: allowed,
-        schema: {
-          tags: ['messages'],
+        schema: docs.signedIn([400, 401, 403, 404, 429], {
           summary: 'The thread with one user: newest page first, `before` loads older (keyset)',
-          security,
           params: ChatPartnerParamSchema,
           querystring: ChatQuerySchema,
-          response: { 200: ChatResponseSchema, ...errors },
-        },
+          response: { 200: ChatResponseSchema },
+        }),
       },
       async (request) => {
         const { messages: data, cursor } = await messages.getChat(
@@ -111,13 +99,11 @@ export function messagesRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       '/chat/:userId/read',
       {
         preHandler: allowed,
-        schema: {
-          tags: ['messages'],
+        schema: docs.signedIn([400, 401, 403, 404, 429], {
           summary: 'Mark the messages from this user read; answers the unread counts left',
-          security,
           params: ChatPartnerParamSchema,
-          response: { 200: envelope(MarkReadResponseDataSchema), ...errors },
-        },
+          response: { 200: envelope(MarkReadResponseDataSchema) },
+        }),
       },
       async (request) =>
         ok(await messages.markChatRead(actorOf(request), request.params.userId), MessageTexts.markedRead),
@@ -128,13 +114,11 @@ export function messagesRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       {
         preHandler: allowed,
         config: sendLimit,
-        schema: {
-          tags: ['messages'],
+        schema: docs.signedIn([400, 401, 403, 404, 429], {
           summary: 'Send a direct message (1..5000 characters after trimming)',
-          security,
           body: SendMessageBodySchema,
-          response: { 201: envelope(MessageSchema), ...errors },
-        },
+          response: { 201: envelope(MessageSchema) },
+        }),
       },
       async (request, reply) =>
         reply.status(201).send(ok(await messages.sendMessage(actorOf(request), request.body), MessageTexts.sent)),
@@ -144,15 +128,13 @@ export function messagesRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       '/stream',
       {
         preHandler: allowed,
-        schema: {
-          tags: ['messages'],
+        schema: docs.signedIn([400, 401, 403, 404, 429], {
           summary:
             'Server-Sent Events: live messages and read receipts; Last-Event-ID (or ?since=) replays what was missed',
-          security,
           querystring: StreamQuerySchema,
           headers: z.object({ 'last-event-id': MessageIdTextSchema.optional() }),
-          response: { ...errors },
-        },
+          response: {},
+        }),
       },
       async (request, reply) => {
         const actor = actorOf(request);

@@ -12,11 +12,12 @@ import {
 } from '@medshare/contracts';
 import type { FieldEncryption } from '../../crypto/field-encryption.ts';
 import type { Db } from '../../db/db.ts';
+import { createTransactor } from '../../db/transactor.ts';
 import { forbidden, notFound, validationFailed } from '../../errors.ts';
 import { paginationOf } from '../../http/envelope.ts';
 import type { EventBus } from '../../realtime/event-bus.ts';
 import type { AuditService } from '../audit/audit.service.ts';
-import type { Actor } from '../auth/auth.service.ts';
+import type { Actor } from '../auth/actor.ts';
 import type { SettingsService } from '../settings/settings.service.ts';
 import { type MessageRow, type PartnerRow, createMessagesRepository } from './messages.repository.ts';
 
@@ -43,6 +44,7 @@ const contentAad = (id: number, senderId: string, recipientId: string) =>
 
 export function createMessagesService({ db, audit, settings, encryption, bus, permissionsOf }: Deps) {
   const repo = createMessagesRepository(db);
+  const transaction = createTransactor(db, (trx) => ({ messages: createMessagesRepository(trx) }));
 
   function requireSend(actor: Actor) {
     if (!actor.permissions.has(SEND)) throw forbidden();
@@ -88,8 +90,7 @@ export function createMessagesService({ db, audit, settings, encryption, bus, pe
       const senderId = actor.userId;
       const recipientId = body.recipientId;
       const createdAt = new Date();
-      const id = await db.transaction().execute(async (trx) => {
-        const tx = createMessagesRepository(trx);
+      const id = await transaction.run(async ({ messages: tx }) => {
         await tx.lockParticipants(senderId, recipientId);
         const messageId = await tx.nextMessageId();
         const sealed = encryption.seal(body.content, contentAad(messageId, senderId, recipientId));
@@ -138,6 +139,16 @@ export function createMessagesService({ db, audit, settings, encryption, bus, pe
           unreadCount: row.unread_count,
         });
       }
+      // The list shows each partner's last message: a read of what others wrote, counted.
+      if (items.length) {
+        await audit.record({
+          userId: actor.userId,
+          action: 'message.chats.read',
+          table: 'messages',
+          ip: actor.ip,
+          reason: `chats=${items.length} page=${page}`,
+        });
+      }
       return { items, pagination: paginationOf(page, limit, total) };
     },
 
@@ -149,6 +160,14 @@ export function createMessagesService({ db, audit, settings, encryption, bus, pe
       const hasOlder = rows.length > query.limit;
       const page = rows.slice(0, query.limit).reverse();
       const messages = await Promise.all(page.map(present));
+      await audit.record({
+        userId: actor.userId,
+        action: 'message.thread.read',
+        table: 'messages',
+        recordId: partnerId,
+        ip: actor.ip,
+        reason: `messages=${messages.length}${query.before !== undefined ? ' older' : ''}`,
+      });
       return { messages, cursor: { limit: query.limit, hasOlder, nextBefore: hasOlder ? messages[0]!.id : null } };
     },
 
@@ -156,8 +175,7 @@ export function createMessagesService({ db, audit, settings, encryption, bus, pe
       requireSend(actor);
       await requireChat(actor, partnerId);
       const readAt = new Date();
-      const { count, upToId } = await db.transaction().execute(async (trx) => {
-        const tx = createMessagesRepository(trx);
+      const { count, upToId } = await transaction.run(async ({ messages: tx }) => {
         await tx.lockParticipants(actor.userId, partnerId);
         return tx.markRead(actor.userId, partnerId, readAt);
       });
@@ -184,9 +202,18 @@ export function createMessagesService({ db, audit, settings, encryption, bus, pe
         callerId: actor.userId,
         permission: SEND,
         onlyHolding: actor.permissions.has(DIRECTORY) ? null : DIRECTORY,
+        // Patients see the care team's names and roles; an e-mail only of someone they already deal with.
+        emailsOfContactsOnly: !actor.permissions.has(DIRECTORY),
         search: query.search || undefined,
         limit: query.limit,
         offset: (query.page - 1) * query.limit,
+      });
+      await audit.record({
+        userId: actor.userId,
+        action: 'message.recipients.read',
+        table: 'users',
+        ip: actor.ip,
+        reason: `listed=${rows.length} page=${query.page}${query.search ? ' search' : ''}`,
       });
       return { items: rows, pagination: paginationOf(query.page, query.limit, total) };
     },

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { symbols } from 'pino';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fixture, uploadFile } from '../images/images.test-helpers.ts';
 import { type SignedIn, type TestApp, createTestApp, loginAdmin, newUser, uniqueName } from '../../../test/harness.ts';
 import { codeIn } from '../../../test/smtp.ts';
 import { type SseConnection, openSse } from './sse-test-client.ts';
@@ -86,7 +87,7 @@ describe('who may write to whom', () => {
   it('refuses writing to oneself', async () => {
     const res = await send(doctor.token, doctor.user.id, 'Note to self');
     expect(res.statusCode).toBe(400);
-    expect(res.json().errors).toEqual([{ field: 'recipientId', message: MessageTexts.selfMessage }]);
+    expect(res.json().errors).toEqual([{ field: 'recipientId', code: 'rejected', message: MessageTexts.selfMessage }]);
   });
 
   it('answers 404 for an unknown, an inactive and a pending recipient', async () => {
@@ -271,28 +272,55 @@ describe('reading chats', () => {
 });
 
 describe('finding people to write to', () => {
-  it('offers a patient only providers and admins, searchable by name or e-mail', async () => {
+  it('offers a patient only providers and admins, searchable by name', async () => {
     const doc = await newUser(t, 'healthProvider', { firstname: 'Zebulon' });
     const res = await get(patient.token, '/api/message/users?search=zebul');
     expect(res.statusCode).toBe(200);
     expect(res.json().data).toEqual([
-      {
-        id: doc.user.id,
-        firstname: 'Zebulon',
-        lastname: expect.any(String),
-        email: doc.user.email,
-        role: 'healthProvider',
-      },
+      { id: doc.user.id, firstname: 'Zebulon', lastname: expect.any(String), email: null, role: 'healthProvider' },
     ]);
     const all = (await get(patient.token, '/api/message/users?limit=50')).json();
     const roles = new Set(all.data.map((u: { role: string }) => u.role));
     expect(roles.has('patient')).toBe(false);
     expect(roles.has('admin')).toBe(true);
     expect(all.data.some((u: { id: string }) => u.id === patient.user.id)).toBe(false);
-    const byEmail = (
-      await get(patient.token, `/api/message/users?search=${encodeURIComponent(doctor.user.email.toUpperCase())}`)
-    ).json();
-    expect(byEmail.data.map((u: { id: string }) => u.id)).toEqual([doctor.user.id]);
+  });
+
+  it('shows a patient the e-mail only of people they share a conversation or an image with, and searches by it only then', async () => {
+    const me = await newUser(t, 'patient');
+    // One after another: each provider's approval signs the admin in with a mailed code.
+    const writer = await newUser(t, 'healthProvider');
+    const uploader = await newUser(t, 'healthProvider');
+    const stranger = await newUser(t, 'healthProvider');
+    const emailOf = async (who: SignedIn) =>
+      (await get(me.token, '/api/message/users?limit=50')).json().data.find((u: { id: string }) => u.id === who.user.id)
+        ?.email;
+    const byEmail = async (who: SignedIn) =>
+      (await get(me.token, `/api/message/users?search=${encodeURIComponent(who.user.email.toUpperCase())}`))
+        .json()
+        .data.map((u: { id: string }) => u.id);
+    for (const who of [writer, uploader, stranger]) {
+      expect(await emailOf(who)).toBeNull();
+      expect(await byEmail(who)).toEqual([]);
+    }
+    const list = await get(me.token, '/api/message/users?limit=50');
+    for (const who of [writer, uploader, stranger, doctor]) expect(list.body).not.toContain(who.user.email);
+    const admins = list.json().data.filter((u: { role: string }) => u.role === 'admin');
+    expect(admins.length).toBeGreaterThan(0);
+    expect(admins.every((u: { email: string | null }) => u.email === null)).toBe(true);
+
+    expect((await send(writer.token, me.user.id, 'Your results are in')).statusCode).toBe(201);
+    const upload = await uploadFile(t, uploader.token, fixture('other/photo_hopper_portrait.jpg'), {
+      caption: 'Scan',
+      patientId: me.user.id,
+    });
+    expect(upload.statusCode).toBe(201);
+    expect(await emailOf(writer)).toBe(writer.user.email);
+    expect(await emailOf(uploader)).toBe(uploader.user.email);
+    expect(await emailOf(stranger)).toBeNull();
+    expect(await byEmail(writer)).toEqual([writer.user.id]);
+    expect(await byEmail(uploader)).toEqual([uploader.user.id]);
+    expect(await byEmail(stranger)).toEqual([]);
   });
 
   it('offers a provider every active user but themself, and treats % and _ literally', async () => {

@@ -1,6 +1,6 @@
 import type { Permission, PermissionName, Role, RoleName } from '@medshare/contracts';
 import { forbidden } from '../../errors.ts';
-import type { Actor } from '../auth/auth.service.ts';
+import type { Actor } from '../auth/actor.ts';
 import type { RolesRepository } from './roles.repository.ts';
 
 /** The Roles page: roles with what they hold, permissions with who holds them (roles:read). */

@@ -3,7 +3,6 @@ import {
   AppSettingSchema,
   CreateSettingBodySchema,
   DeleteSettingBodySchema,
-  ErrorResponseSchema,
   IdParamSchema,
   MessageOnlyResponseSchema,
   PublicSettingsSchema,
@@ -15,11 +14,14 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { AppContext } from '../../app-context.ts';
 import { actorOf } from '../../http/auth-hooks.ts';
 import { ok } from '../../http/envelope.ts';
+import { routeDocs } from '../../http/route-schema.ts';
 
-const e = ErrorResponseSchema;
-const bearer = [{ bearer: [] }];
+const docs = routeDocs('settings');
 
-/** Application settings under /api/appsetting (the spec's paths); settings:manage except /public. */
+/**
+ * Application settings under /api/appsetting (the paths of `docs/product.md` › Calls); settings:manage except
+ * /public.
+ */
 export function settingsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
   const { settings } = ctx.services;
   const manage = ctx.hooks.requirePermission('settings:manage');
@@ -27,11 +29,10 @@ export function settingsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
     app.get(
       '/public',
       {
-        schema: {
-          tags: ['settings'],
+        schema: docs.open([], {
           summary: 'Locale, time zone and upload limit for the web app (no sign-in needed)',
           response: { 200: envelope(PublicSettingsSchema) },
-        },
+        }),
       },
       async () => ok(await settings.publicSettings()),
     );
@@ -40,12 +41,10 @@ export function settingsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       '/',
       {
         onRequest: manage,
-        schema: {
-          tags: ['settings'],
+        schema: docs.signedIn([401, 403], {
           summary: 'Every setting (settings:manage)',
-          security: bearer,
-          response: { 200: envelope(AppSettingListSchema), 401: e, 403: e },
-        },
+          response: { 200: envelope(AppSettingListSchema) },
+        }),
       },
       async (request) => ok(await settings.list(actorOf(request))),
     );
@@ -54,13 +53,11 @@ export function settingsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       '/add',
       {
         onRequest: manage,
-        schema: {
-          tags: ['settings'],
+        schema: docs.signedIn([400, 401, 403, 409], {
           summary: 'Add a setting; names are unique case-insensitively; known settings’ values are validated',
-          security: bearer,
           body: CreateSettingBodySchema,
-          response: { 201: envelope(AppSettingSchema), 400: e, 401: e, 403: e, 409: e },
-        },
+          response: { 201: envelope(AppSettingSchema) },
+        }),
       },
       async (request, reply) =>
         reply
@@ -72,14 +69,12 @@ export function settingsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       '/edit/:id',
       {
         onRequest: manage,
-        schema: {
-          tags: ['settings'],
+        schema: docs.signedIn([400, 401, 403, 404, 409], {
           summary: 'Edit a setting (name, value, description); a known setting cannot be renamed',
-          security: bearer,
           params: IdParamSchema,
           body: UpdateSettingBodySchema,
-          response: { 200: envelope(AppSettingSchema), 400: e, 401: e, 403: e, 404: e, 409: e },
-        },
+          response: { 200: envelope(AppSettingSchema) },
+        }),
       },
       async (request) =>
         ok(await settings.update(actorOf(request), request.params.id, request.body), SettingMessages.updated),
@@ -89,13 +84,11 @@ export function settingsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       '/delete',
       {
         onRequest: manage,
-        schema: {
-          tags: ['settings'],
+        schema: docs.signedIn([400, 401, 403, 404, 409], {
           summary: 'Delete a setting by id; known (seeded) settings cannot be deleted',
-          security: bearer,
           body: DeleteSettingBodySchema,
-          response: { 200: MessageOnlyResponseSchema, 400: e, 401: e, 403: e, 404: e, 409: e },
-        },
+          response: { 200: MessageOnlyResponseSchema },
+        }),
       },
       async (request) => {
         await settings.remove(actorOf(request), request.body.id);

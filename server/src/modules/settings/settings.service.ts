@@ -9,15 +9,19 @@ import {
   SettingMessages,
   type UpdateSettingBody,
 } from '@medshare/contracts';
-import { badRequest, conflict, forbidden, notFound, validationFailed } from '../../errors.ts';
+import { badRequest, conflict, forbidden, isUniqueViolation, notFound, validationFailed } from '../../errors.ts';
 import type { AuditService } from '../audit/audit.service.ts';
-import type { Actor } from '../auth/auth.service.ts';
+import type { Actor } from '../auth/actor.ts';
 import type { SettingsRepository } from './settings.repository.ts';
 
 export interface EffectiveSettings {
   maxUploadMb: number;
+  /** Most files and MB of one study import in the web app (the web refuses past them before sending). */
+  maxImportFiles: number;
+  maxImportMb: number;
   shareExpiryHours: number;
   shareExpiryMaxHours: number;
+  externalShareMaxHours: number;
   otpTtlMinutes: number;
   sessionIdleMinutes: number;
   displayLocale: string;
@@ -51,8 +55,6 @@ function present(row: SettingRow): AppSetting {
   };
 }
 
-const isUniqueViolation = (err: unknown) => (err as { code?: string }).code === '23505';
-
 export function createSettingsService({ repo, audit }: { repo: SettingsRepository; audit: AuditService }) {
   let cached: { at: number; value: EffectiveSettings } | null = null;
 
@@ -61,8 +63,11 @@ export function createSettingsService({ repo, audit }: { repo: SettingsRepositor
     const rows = new Map((await repo.list()).map((r) => [r.name.toLowerCase(), r.value]));
     const value: EffectiveSettings = {
       maxUploadMb: Number(valueOf(rows, 'max_upload_mb')),
+      maxImportFiles: Number(valueOf(rows, 'max_import_files')),
+      maxImportMb: Number(valueOf(rows, 'max_import_mb')),
       shareExpiryHours: Number(valueOf(rows, 'share_expiry_hours')),
       shareExpiryMaxHours: Number(valueOf(rows, 'share_expiry_max_hours')),
+      externalShareMaxHours: Number(valueOf(rows, 'external_share_max_hours')),
       otpTtlMinutes: Number(valueOf(rows, 'otp_ttl_minutes')),
       sessionIdleMinutes: Number(valueOf(rows, 'session_idle_minutes')),
       displayLocale: valueOf(rows, 'display_locale'),
@@ -121,10 +126,16 @@ export function createSettingsService({ repo, audit }: { repo: SettingsRepositor
     effective,
     invalidate,
 
-    /** What the web app needs before sign-in. */
+    /** What the web app needs before sign-in, and the limits it checks an upload or import against before sending. */
     async publicSettings(): Promise<PublicSettings> {
       const s = await effective();
-      return { displayLocale: s.displayLocale, displayTimeZone: s.displayTimeZone, maxUploadMb: s.maxUploadMb };
+      return {
+        displayLocale: s.displayLocale,
+        displayTimeZone: s.displayTimeZone,
+        maxUploadMb: s.maxUploadMb,
+        maxImportFiles: s.maxImportFiles,
+        maxImportMb: s.maxImportMb,
+      };
     },
 
     async list(actor: Actor): Promise<AppSetting[]> {

@@ -65,7 +65,13 @@ describe('who may manage settings', () => {
   it('answers the public settings without sign-in', async () => {
     const res = await req('GET', '/api/appsetting/public');
     expect(res.statusCode).toBe(200);
-    expect(res.json().data).toEqual({ displayLocale: 'en-PK', displayTimeZone: 'Asia/Karachi', maxUploadMb: 10 });
+    expect(res.json().data).toEqual({
+      displayLocale: 'en-PK',
+      displayTimeZone: 'Asia/Karachi',
+      maxUploadMb: 10,
+      maxImportFiles: 2000,
+      maxImportMb: 2048,
+    });
   });
 });
 
@@ -128,6 +134,25 @@ describe('PUT /api/appsetting/edit/:id', () => {
     const rows = await auditOf(s.id);
     expect(rows.at(-1)).toMatchObject({ action_type: 'settings.update', reason: 'name=max_upload_mb; from=10; to=25' });
     await req('PUT', `/api/appsetting/edit/${s.id}`, admin.token, { name: s.name, value: '10' });
+  });
+
+  it('study import limits: max_import_files and max_import_mb take whole numbers in range and reach the public settings at once', async () => {
+    for (const [name, bad, good, field] of [
+      ['max_import_files', ['0', '100001', 'many', '2.5'], '500', 'maxImportFiles'],
+      ['max_import_mb', ['0', '102401', '1e3'], '300', 'maxImportMb'],
+    ] as const) {
+      const s = await byName(name);
+      for (const value of bad) {
+        const res = await req('PUT', `/api/appsetting/edit/${s.id}`, admin.token, { name: s.name, value });
+        expect(res.statusCode, `${name}=${value}`).toBe(400);
+        expect(res.json().errors[0].field).toBe('value');
+      }
+      const res = await req('PUT', `/api/appsetting/edit/${s.id}`, admin.token, { name: s.name, value: good });
+      expect(res.statusCode).toBe(200);
+      expect((await req('GET', '/api/appsetting/public')).json().data[field]).toBe(Number(good));
+      await req('PUT', `/api/appsetting/edit/${s.id}`, admin.token, { name: s.name, value: s.value });
+      expect((await req('GET', '/api/appsetting/public')).json().data[field]).toBe(Number(s.value));
+    }
   });
 
   it('refuses a default share expiry above the maximum', async () => {

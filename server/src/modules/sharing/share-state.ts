@@ -3,6 +3,9 @@ import type { ShareRow } from '../../db/schema.ts';
 
 export const MAX_SHARE_ATTEMPTS = 5;
 
+/** The code hash of a study share's image rows: not a hash, so no code ever matches it alone. */
+export const GROUP_MEMBER_CODE = '!share-group';
+
 /**
  * One reading of a share's life, used for lists and for access: revoked and expired win over
  * everything; a verified share stays open until then even if wrong codes are tried on it later.

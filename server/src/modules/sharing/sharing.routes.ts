@@ -1,11 +1,11 @@
 import {
-  ErrorResponseSchema,
   IdParamSchema,
   ShareRequestBodySchema,
   ShareSchema,
   ShareVerifyBodySchema,
   ShareVerifyResponseDataSchema,
   SharingMessages,
+  StudyMessages,
   envelope,
 } from '@medshare/contracts';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
@@ -13,16 +13,11 @@ import { z } from 'zod';
 import type { AppContext } from '../../app-context.ts';
 import { actorOf } from '../../http/auth-hooks.ts';
 import { ok } from '../../http/envelope.ts';
+import { routeDocs } from '../../http/route-schema.ts';
 
-const errors = {
-  400: ErrorResponseSchema,
-  401: ErrorResponseSchema,
-  403: ErrorResponseSchema,
-  404: ErrorResponseSchema,
-};
-const bearer = [{ bearer: [] }];
+const docs = routeDocs('sharing');
 
-/** Share, verify, list and revoke (DESIGN §8). Registered under /api/sharing. */
+/** Share, verify, list and revoke (`docs/architecture.md` › Sharing). Registered under /api/sharing. */
 export function sharingRoutes(ctx: AppContext): FastifyPluginAsyncZod {
   const { sharing } = ctx.services;
   const limited = { rateLimit: { max: ctx.config.rateLimits.authPerMinute, timeWindow: '1 minute' } };
@@ -31,13 +26,11 @@ export function sharingRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       '/request',
       {
         preHandler: ctx.hooks.requirePermission('image:share'),
-        schema: {
-          tags: ['sharing'],
+        schema: docs.signedIn([400, 401, 403, 404, 409, 503], {
           summary: 'Share an image: mails the sharing id and a 6-digit code to the recipient',
-          security: bearer,
           body: ShareRequestBodySchema,
-          response: { 201: envelope(ShareSchema), ...errors, 409: ErrorResponseSchema, 503: ErrorResponseSchema },
-        },
+          response: { 201: envelope(ShareSchema) },
+        }),
       },
       async (request, reply) =>
         reply.status(201).send(ok(await sharing.shareImage(actorOf(request), request.body), SharingMessages.shared)),
@@ -48,28 +41,27 @@ export function sharingRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       {
         config: limited,
         preHandler: ctx.hooks.requirePermission('image:verify'),
-        schema: {
-          tags: ['sharing'],
+        schema: docs.signedIn([400, 401, 403, 404, 429], {
           summary: 'Unlock a share with its code (recipient only; 5 wrong codes lock it)',
-          security: bearer,
           body: ShareVerifyBodySchema,
-          response: { 200: envelope(ShareVerifyResponseDataSchema), ...errors, 429: ErrorResponseSchema },
-        },
+          response: { 200: envelope(ShareVerifyResponseDataSchema) },
+        }),
       },
-      async (request) => ok(await sharing.verifyShare(actorOf(request), request.body), SharingMessages.verified),
+      async (request) => {
+        const verified = await sharing.verifyShare(actorOf(request), request.body);
+        return ok(verified, verified.studyUid ? StudyMessages.verified : SharingMessages.verified);
+      },
     );
 
     app.get(
       '/image/:id',
       {
         preHandler: ctx.hooks.authenticate,
-        schema: {
-          tags: ['sharing'],
+        schema: docs.signedIn([400, 401, 403, 404], {
           summary: 'The shares of an image (uploader or admin); never codes',
-          security: bearer,
           params: IdParamSchema,
-          response: { 200: envelope(z.array(ShareSchema)), ...errors },
-        },
+          response: { 200: envelope(z.array(ShareSchema)) },
+        }),
       },
       async (request) => ok(await sharing.listShares(actorOf(request), request.params.id)),
     );
@@ -78,13 +70,11 @@ export function sharingRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       '/:id',
       {
         preHandler: ctx.hooks.authenticate,
-        schema: {
-          tags: ['sharing'],
+        schema: docs.signedIn([400, 401, 403, 404], {
           summary: 'Revoke a share (uploader or admin); the content is hidden at once',
-          security: bearer,
           params: IdParamSchema,
-          response: { 200: envelope(ShareSchema), ...errors },
-        },
+          response: { 200: envelope(ShareSchema) },
+        }),
       },
       async (request) => ok(await sharing.revokeShare(actorOf(request), request.params.id), SharingMessages.revoked),
     );

@@ -311,3 +311,203 @@ describe('listing and auditing shares', () => {
     expect(await t.app.ctx.services.images.stats(actor)).toEqual({ totalImages: 2, sharedImages: 1 });
   });
 });
+
+describe('share creation under a race', () => {
+  /** Twelve requests for one image and recipient at once; answers, rows, mails and audit rows. */
+  async function race(id: string, to: SignedIn) {
+    const mailsBefore = t.smtp.countTo(to.user.email);
+    const answers = await Promise.all(
+      Array.from({ length: 12 }, () =>
+        post('/api/sharing/request', { imagemetadataId: id, createdfor: to.user.id }, owner.token),
+      ),
+    );
+    // Mail goes out before the 201; give a stray one time to arrive before counting.
+    await new Promise((r) => setTimeout(r, 300));
+    const rows = await db().selectFrom('shares').select('id').where('image_id', '=', id).execute();
+    const audit = await db()
+      .selectFrom('audit_logs')
+      .select(['action_type', 'record_id', 'status', 'reason'])
+      .where('table_name', '=', 'shares')
+      .where('reason', 'like', `%image=${id}%`)
+      .orderBy('id')
+      .execute();
+    return {
+      statuses: answers.map((a) => a.statusCode).sort(),
+      created: answers.filter((a) => a.statusCode === 201).map((a) => a.json().data.id as string),
+      rows: rows.map((r) => r.id),
+      mails: t.smtp.countTo(to.user.email) - mailsBefore,
+      audit,
+    };
+  }
+
+  it('creates one share, sends one mail and answers 409 to the rest (never 5xx), every row audited', async () => {
+    const id = await newImage();
+    const to = await newUser(t, 'healthProvider');
+    const r = await race(id, to);
+    expect(r.statuses).toEqual([201, ...Array(11).fill(409)]);
+    expect(r.rows).toEqual(r.created);
+    expect(r.mails).toBe(1);
+    expect(r.audit.map((a) => `${a.action_type}:${a.status}:${a.record_id}`)).toEqual([
+      `share.create:success:${r.created[0]}`,
+    ]);
+  });
+
+  it('replaces a revoked share once, and audits the replaced row', async () => {
+    const id = await newImage();
+    const to = await newUser(t, 'healthProvider');
+    const { sharingId } = await share(id, to);
+    expect(
+      (await t.request({ method: 'DELETE', url: `/api/sharing/${sharingId}`, token: owner.token })).statusCode,
+    ).toBe(200);
+    const r = await race(id, to);
+    expect(r.statuses).toEqual([201, ...Array(11).fill(409)]);
+    expect(r.rows).toEqual(r.created);
+    expect(r.mails).toBe(1);
+    expect(r.audit.map((a) => `${a.action_type}:${a.status}:${a.record_id}`)).toEqual([
+      `share.create:success:${sharingId}`,
+      `share.revoke:success:${sharingId}`,
+      `share.delete:success:${sharingId}`,
+      `share.create:success:${r.created[0]}`,
+    ]);
+  });
+});
+
+describe('a share whose mail cannot be sent', () => {
+  it('is withdrawn, and both its creation and its removal are in the audit trail', async () => {
+    const id = await newImage();
+    const to = await newUser(t, 'healthProvider');
+    t.smtp.setFailing(true);
+    let res;
+    try {
+      res = await post('/api/sharing/request', { imagemetadataId: id, createdfor: to.user.id }, owner.token);
+    } finally {
+      t.smtp.setFailing(false);
+    }
+    expect(res.statusCode).toBeGreaterThanOrEqual(500);
+    expect(await db().selectFrom('shares').select('id').where('image_id', '=', id).execute()).toEqual([]);
+    const audit = await db()
+      .selectFrom('audit_logs')
+      .select(['action_type', 'status', 'record_id'])
+      .where('reason', 'like', `image=${id}%`)
+      .orderBy('id')
+      .execute();
+    expect(audit.map((a) => `${a.action_type}:${a.status}`)).toEqual(['share.create:success', 'share.delete:failure']);
+    expect(audit[0]!.record_id).toBe(audit[1]!.record_id);
+    // The pair is free again.
+    await share(id, to);
+  });
+});
+
+describe('the share mail', () => {
+  const personOf = (s: SignedIn) => s.user as unknown as { firstname: string; lastname: string };
+  const fullName = (s: SignedIn) => `${personOf(s).firstname} ${personOf(s).lastname}`;
+  const setting = async (name: string, value: string) => {
+    await db().updateTable('app_settings').set({ value }).where('name', '=', name).execute();
+    t.app.ctx.services.settings.invalidate();
+  };
+
+  it('names the caption, the sharer and the end in the display time zone, labels the code and links to Verify without the code', async () => {
+    const res = await uploadFile(t, owner.token, fixture('other/photo_hopper_portrait.jpg'), {
+      caption: 'Knee MRI left',
+    });
+    expect(res.statusCode).toBe(201);
+    const id = res.json().data.id as string;
+    await setting('display_time_zone', 'America/New_York');
+    try {
+      const { sharingId, code, share: created } = await share(id, colleague);
+      const mail = await t.smtp.lastTo(colleague.user.email);
+      expect(mail.subject).toBe(`${fullName(owner)} shared “Knee MRI left” with you on MedShare`);
+      expect(mail.text).toContain('Image: Knee MRI left');
+      expect(mail.text).toContain(`Shared by: ${fullName(owner)}`);
+      expect(mail.text).toMatch(/^Verification code: \d{6}$/m);
+      expect(mail.text).toContain(`Verification code: ${code}`);
+      const { displayLocale } = await t.app.ctx.services.settings.effective();
+      const ends = new Intl.DateTimeFormat(displayLocale, {
+        dateStyle: 'medium',
+        timeStyle: 'short',
+        timeZone: 'America/New_York',
+      }).format(new Date(created.expiresAt));
+      expect(mail.text).toContain(`Share ends: ${ends} (America/New_York)`);
+      const link = /^Verify this image: (\S+)$/m.exec(mail.text)![1]!;
+      expect(link).toMatch(new RegExp(`^https?://[^/]+/view-images\\?verify=${sharingId}$`));
+      expect(mail.html).toContain(`href="${link}"`);
+      // The code is in the mail, never in a link.
+      for (const url of [...mail.text.matchAll(/https?:\/\/\S+/g), ...mail.html.matchAll(/href="([^"]+)"/g)])
+        expect(url[0]).not.toContain(code);
+      expect(mail.html).toContain('Knee MRI left');
+      expect(mail.html).toMatch(new RegExp(`Verification code: <strong[^>]*>${code}</strong>`));
+    } finally {
+      await setting('display_time_zone', 'Asia/Karachi');
+    }
+  });
+
+  it('for a de-identified share names the copy only: no source caption, patient name or DICOM identifying text', async () => {
+    const patient = await newUser(t, 'patient');
+    const f = fixture('dicom/ct_explicit_le_16bit_signed_small.dcm');
+    const caption = `CT for ${fullName(patient)}`;
+    const up = await uploadFile(t, owner.token, f, { caption, patientId: patient.user.id });
+    expect(up.statusCode, up.body).toBe(201);
+    const sourceId = up.json().data.id as string;
+    const meta = (await get(`/api/images/${sourceId}/dicom/metadata`, owner.token)).json().data;
+    const identifying = [meta.phi.patientName, meta.phi.patientId, meta.studyInstanceUid].filter(
+      (v): v is string => typeof v === 'string' && v.length > 2,
+    );
+    expect(identifying.length).toBeGreaterThan(0);
+    const to = await newUser(t, 'healthProvider');
+    const before = t.smtp.countTo(to.user.email);
+    const res = await post(
+      '/api/sharing/request',
+      { imagemetadataId: sourceId, createdfor: to.user.id, deidentify: true },
+      owner.token,
+    );
+    expect(res.statusCode, res.body).toBe(201);
+    expect(t.smtp.countTo(to.user.email)).toBe(before + 1);
+    const mail = await t.smtp.lastTo(to.user.email);
+    expect(mail.text).toMatch(/^Image: De-identified CT image$/m);
+    for (const part of [mail.subject, mail.text, mail.html]) {
+      expect(part).not.toContain(caption);
+      expect(part).not.toContain(personOf(patient).lastname);
+      for (const value of identifying) expect(part).not.toContain(value);
+    }
+  });
+
+  it('escapes markup in the caption in the HTML mail and keeps it out of the headers', async () => {
+    const caption = '<img src=x onerror=alert(1)> "Tom & Jerry"\r\nBcc: x@evil.test';
+    const res = await uploadFile(t, owner.token, fixture('other/photo_hopper_portrait.jpg'), { caption });
+    expect(res.statusCode).toBe(201);
+    const to = await newUser(t, 'healthProvider');
+    await share(res.json().data.id, to);
+    const mail = await t.smtp.lastTo(to.user.email);
+    expect(mail.html).not.toContain('<img');
+    expect(mail.html).toContain('&lt;img src=x onerror=alert(1)&gt; &quot;Tom &amp; Jerry&quot; Bcc: x@evil.test');
+    expect(mail.text).toContain('Image: <img src=x onerror=alert(1)> "Tom & Jerry" Bcc: x@evil.test');
+    // One line: the caption cannot add a header.
+    expect(mail.subject).not.toMatch(/[\r\n]/);
+    expect(t.smtp.countTo('x@evil.test')).toBe(0);
+  });
+
+  it('gives seven shares to one patient seven different subjects, each naming its caption, the patient share never ending', async () => {
+    const patient = await newUser(t, 'patient');
+    const captions = ['Chest X-ray', 'Knee MRI', 'Hand X-ray', 'Foot X-ray', 'Spine CT', 'Head CT', 'Skin photo'];
+    for (const caption of captions) {
+      const res = await uploadFile(t, owner.token, fixture('other/photo_hopper_portrait.jpg'), {
+        caption,
+        patientId: patient.user.id,
+      });
+      expect(res.statusCode).toBe(201);
+    }
+    await t.app.ctx.services.images.idle();
+    // Besides the account's own confirmation mail.
+    const mails = t.smtp.mails.filter(
+      (m) => m.to.includes(patient.user.email.toLowerCase()) && m.subject.includes(' shared '),
+    );
+    expect(mails.map((m) => m.subject).sort()).toEqual(
+      captions.map((c) => `${fullName(owner)} shared “${c}” with you on MedShare`).sort(),
+    );
+    for (const mail of mails) {
+      expect(mail.text).toContain('Share ends: Does not end (your own image)');
+      expect(mail.text).toMatch(/^Verification code: \d{6}$/m);
+      expect(mail.text).toMatch(/\/view-images\?verify=[0-9a-f-]{36}$/m);
+    }
+  });
+});

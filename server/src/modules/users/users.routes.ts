@@ -2,7 +2,6 @@ import {
   AdminSummarySchema,
   DashboardStatsSchema,
   DeleteAccountBodySchema,
-  ErrorResponseSchema,
   IdParamSchema,
   ListUsersPagedQuerySchema,
   MessageOnlyResponseSchema,
@@ -18,9 +17,9 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { AppContext } from '../../app-context.ts';
 import { actorOf } from '../../http/auth-hooks.ts';
 import { ok, paged } from '../../http/envelope.ts';
+import { routeDocs } from '../../http/route-schema.ts';
 
-const e = ErrorResponseSchema;
-const bearer = [{ bearer: [] }];
+const docs = routeDocs('users');
 
 export function usersRoutes(ctx: AppContext): FastifyPluginAsyncZod {
   const { users } = ctx.services;
@@ -29,12 +28,10 @@ export function usersRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       '/profile',
       {
         onRequest: ctx.hooks.authenticate,
-        schema: {
-          tags: ['users'],
+        schema: docs.signedIn([401], {
           summary: 'The signed-in user',
-          security: bearer,
-          response: { 200: envelope(UserSchema), 401: e },
-        },
+          response: { 200: envelope(UserSchema) },
+        }),
       },
       async (request) => ok(await users.getProfile(actorOf(request))),
     );
@@ -43,13 +40,11 @@ export function usersRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       '/profile',
       {
         onRequest: ctx.hooks.authenticate,
-        schema: {
-          tags: ['users'],
+        schema: docs.signedIn([400, 401], {
           summary: 'Edit one’s own profile; empty strings clear a field; the other role’s clinical fields are refused',
-          security: bearer,
           body: UpdateProfileBodySchema,
-          response: { 200: envelope(UserSchema), 400: e, 401: e },
-        },
+          response: { 200: envelope(UserSchema) },
+        }),
       },
       async (request) => ok(await users.updateProfile(actorOf(request), request.body), UserMessages.profileUpdated),
     );
@@ -59,13 +54,11 @@ export function usersRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       {
         onRequest: ctx.hooks.authenticate,
         config: { rateLimit: { max: ctx.config.rateLimits.authPerMinute, timeWindow: '1 minute' } },
-        schema: {
-          tags: ['users'],
+        schema: docs.signedIn([400, 401, 409, 429], {
           summary: 'Delete one’s own account (password required): personal data scrubbed, sessions ended',
-          security: bearer,
           body: DeleteAccountBodySchema,
-          response: { 200: MessageOnlyResponseSchema, 400: e, 401: e, 409: e, 429: e },
-        },
+          response: { 200: MessageOnlyResponseSchema },
+        }),
       },
       async (request) => {
         await users.deleteOwnAccount(actorOf(request), request.body.password);
@@ -77,12 +70,10 @@ export function usersRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       '/stats',
       {
         onRequest: ctx.hooks.authenticate,
-        schema: {
-          tags: ['users'],
+        schema: docs.signedIn([401], {
           summary: 'Dashboard cards: users the viewer may see, images, shared images',
-          security: bearer,
-          response: { 200: envelope(DashboardStatsSchema), 401: e },
-        },
+          response: { 200: envelope(DashboardStatsSchema) },
+        }),
       },
       async (request) => ok(await users.stats(actorOf(request))),
     );
@@ -91,13 +82,11 @@ export function usersRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       '/',
       {
         onRequest: ctx.hooks.requirePermission('users:read'),
-        schema: {
-          tags: ['users'],
+        schema: docs.signedIn([400, 401, 403], {
           summary: 'The dashboard users table: paged, sorted, searched by name/e-mail/username prefix (users:read)',
-          security: bearer,
           querystring: ListUsersPagedQuerySchema,
-          response: { 200: pagedEnvelope(UserListItemSchema), 400: e, 401: e, 403: e },
-        },
+          response: { 200: pagedEnvelope(UserListItemSchema) },
+        }),
       },
       async (request) => {
         const { items, pagination } = await users.listUsers(actorOf(request), request.query);
@@ -109,13 +98,11 @@ export function usersRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       '/:id',
       {
         onRequest: ctx.hooks.authenticate,
-        schema: {
-          tags: ['users'],
+        schema: docs.signedIn([400, 401, 404], {
           summary: 'A user’s profile in the view the caller may have (full, care or public); 404 when not visible',
-          security: bearer,
           params: IdParamSchema,
-          response: { 200: envelope(UserProfileViewSchema), 400: e, 401: e, 404: e },
-        },
+          response: { 200: envelope(UserProfileViewSchema) },
+        }),
       },
       async (request) => ok(await users.getUser(actorOf(request), request.params.id)),
     );
@@ -124,14 +111,12 @@ export function usersRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       '/:id',
       {
         onRequest: ctx.hooks.requirePermission('users:manage'),
-        schema: {
-          tags: ['users'],
+        schema: docs.signedIn([400, 401, 403, 404, 409], {
           summary:
             'Delete a user (admin): personal data scrubbed, sessions ended; not oneself, not the last active admin',
-          security: bearer,
           params: IdParamSchema,
-          response: { 200: MessageOnlyResponseSchema, 400: e, 401: e, 403: e, 404: e, 409: e },
-        },
+          response: { 200: MessageOnlyResponseSchema },
+        }),
       },
       async (request) => {
         await users.deleteUser(actorOf(request), request.params.id);
@@ -143,13 +128,11 @@ export function usersRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       '/toggleUserStatus/:id',
       {
         onRequest: ctx.hooks.requirePermission('users:manage'),
-        schema: {
-          tags: ['users'],
+        schema: docs.signedIn([401, 403, 404, 409], {
           summary: 'Approve a pending provider, activate or deactivate a user (admin)',
-          security: bearer,
           params: IdParamSchema,
-          response: { 200: envelope(UserSchema), 401: e, 403: e, 404: e, 409: e },
-        },
+          response: { 200: envelope(UserSchema) },
+        }),
       },
       async (request) => {
         const user = await users.toggleUserStatus(actorOf(request), request.params.id);
@@ -167,12 +150,11 @@ export function adminRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       '/summary',
       {
         onRequest: ctx.hooks.requirePermission('users:manage'),
-        schema: {
+        schema: docs.signedIn([401, 403], {
           tags: ['admin'],
           summary: 'Pending provider approvals, users by role, uploads per day for the last 14 days (admin)',
-          security: bearer,
-          response: { 200: envelope(AdminSummarySchema), 401: e, 403: e },
-        },
+          response: { 200: envelope(AdminSummarySchema) },
+        }),
       },
       async (request) => ok(await users.adminSummary(actorOf(request))),
     );

@@ -15,13 +15,14 @@ import {
 } from '@medshare/contracts';
 import type { PasswordHasher } from '../../crypto/passwords.ts';
 import type { Db } from '../../db/db.ts';
+import { createTransactor } from '../../db/transactor.ts';
 import type { UserUpdate } from '../../db/schema.ts';
 import { badRequest, conflict, forbidden, notFound, tooManyRequests, validationFailed } from '../../errors.ts';
 import { assertInWindow, windowedPagination } from '../../http/list-window.ts';
 import type { Mailer } from '../../mail/mailer.ts';
 import { accountActivatedMail } from '../../mail/templates.ts';
 import type { AuditService } from '../audit/audit.service.ts';
-import type { Actor } from '../auth/auth.service.ts';
+import type { Actor } from '../auth/actor.ts';
 import type { SettingsService } from '../settings/settings.service.ts';
 import {
   blankToNull,
@@ -95,12 +96,16 @@ export function createUsersService(deps: Deps) {
   const { db, audit, mailer, hasher, settings, publicUrl, revokeSessions } = deps;
   const users = createUsersRepository(db);
   const onUserDeleted = deps.onUserDeleted ?? [];
+  const transaction = createTransactor(db, (trx) => ({
+    users: createUsersRepository(trx),
+    /** The other modules' deletion hooks, on this transaction. */
+    userDeleted: async (event: UserDeletedEvent) => {
+      for (const hook of onUserDeleted) await hook(event, trx);
+    },
+  }));
   const deepOffset = deps.deepOffset ?? 5_000;
   const listWindow = deps.listWindow ?? LIST_MAX_WINDOW;
-  const imageProviders: { imageStats?: ImageStatsProvider; uploadsPerDay?: UploadsPerDayProvider } = {
-    imageStats: deps.imageStats,
-    uploadsPerDay: deps.uploadsPerDay,
-  };
+  const imageProviders = { imageStats: deps.imageStats, uploadsPerDay: deps.uploadsPerDay };
   let roleIdCache: Map<RoleName, number> | null = null;
 
   async function roleIdsOf(...names: RoleName[]): Promise<number[]> {
@@ -108,7 +113,10 @@ export function createUsersService(deps: Deps) {
     return names.map((n) => roleIdCache!.get(n)).filter((id): id is number => id !== undefined);
   }
 
-  /** The users a viewer may know exist, as a list filter (DESIGN §6: by permission, never by role name). */
+  /**
+   * The users a viewer may know exist, as a list filter (by permission, never by role name:
+   * `docs/architecture.md` › Roles and permissions).
+   */
   async function visibleTo(actor: Actor): Promise<UserListFilter> {
     if (actor.permissions.has('users:manage'))
       return { roleIds: null, usableOnly: false, pendingOnly: false, search: null };
@@ -127,15 +135,13 @@ export function createUsersService(deps: Deps) {
 
   /** Scrubs the account, runs the deletion hooks and ends its sessions; refuses to remove the last active admin. */
   async function softDelete(actor: Actor, target: UserWithRole, self: boolean): Promise<void> {
-    await db.transaction().execute(async (trx) => {
-      const txUsers = createUsersRepository(trx);
+    await transaction.run(async ({ users: txUsers, userDeleted }) => {
       if (target.role === 'admin' && target.active) {
         const admins = await txUsers.lockActiveAdmins();
         if (admins.length <= 1 && admins.includes(target.id)) throw conflict(UserMessages.lastAdmin);
       }
       await txUsers.scrub(target.id);
-      for (const hook of onUserDeleted)
-        await hook({ userId: target.id, role: target.role, deletedBy: actor.userId, self }, trx);
+      await userDeleted({ userId: target.id, role: target.role, deletedBy: actor.userId, self });
     });
     // Authentication already refuses a deleted account; this records why its sessions ended.
     await revokeSessions(target.id, 'account deleted');
@@ -150,13 +156,6 @@ export function createUsersService(deps: Deps) {
   }
 
   return {
-    /** Lets the images module provide its counts after both services exist; answers the providers replaced. */
-    useImageProviders(p: { imageStats?: ImageStatsProvider; uploadsPerDay?: UploadsPerDayProvider }) {
-      const previous = { ...imageProviders };
-      Object.assign(imageProviders, p);
-      return previous;
-    },
-
     async getProfile(actor: Actor): Promise<User> {
       const row = await users.getById(actor.userId);
       if (!row) throw notFound('User not found');
@@ -240,17 +239,30 @@ export function createUsersService(deps: Deps) {
       await softDelete(actor, target, false);
     },
 
-    /** Another user's profile in the widest view the actor may have; 404 for anyone they may not know. */
+    /**
+     * Another user's profile in the widest view the actor may have; 404 for anyone they may not know.
+     * A look at someone else's profile is audited (which view), one's own is not.
+     */
     async getUser(actor: Actor, id: string): Promise<UserProfileView> {
       const target = await users.getById(id);
       if (!target) throw notFound('User not found');
-      if (target.id === actor.userId || actor.permissions.has('users:manage'))
-        return { view: 'full', ...presentUser(target) };
-      if (!isUsable(target)) throw notFound('User not found');
-      if (actor.permissions.has('users:read') && (target.role === 'patient' || target.role === 'healthProvider'))
-        return presentCare(target);
-      if (target.role === 'healthProvider' || target.role === 'admin') return presentPublic(target);
-      throw notFound('User not found');
+      if (target.id === actor.userId) return { view: 'full', ...presentUser(target) };
+      let view: UserProfileView | null = null;
+      if (actor.permissions.has('users:manage')) view = { view: 'full', ...presentUser(target) };
+      else if (!isUsable(target)) view = null;
+      else if (actor.permissions.has('users:read') && (target.role === 'patient' || target.role === 'healthProvider'))
+        view = presentCare(target);
+      else if (target.role === 'healthProvider' || target.role === 'admin') view = presentPublic(target);
+      if (!view) throw notFound('User not found');
+      await audit.record({
+        userId: actor.userId,
+        action: 'user.profile.read',
+        table: 'users',
+        recordId: target.id,
+        ip: actor.ip,
+        reason: `view=${view.view} role=${target.role}`,
+      });
+      return view;
     },
 
     /** The dashboard's users table: users:read; admins see every account with its state. */
@@ -301,6 +313,21 @@ export function createUsersService(deps: Deps) {
         else if (!exact && filter.search) rows = await users.listDense(filter, sort, offset, take, listWindow);
         else rows = await users.list(filter, sort, offset, take);
       }
+      // Which page of whom, never the search text (it may be a name).
+      await audit.record({
+        userId: actor.userId,
+        action: 'users.list.read',
+        table: 'users',
+        ip: actor.ip,
+        reason: [
+          `listed=${rows.length} page=${q.page}`,
+          q.role ? `role=${q.role}` : null,
+          q.pending ? 'pending' : null,
+          search ? 'search' : null,
+        ]
+          .filter(Boolean)
+          .join(' '),
+      });
       return {
         items: rows.map(admin ? presentAdminSummary : presentSummary),
         pagination: windowedPagination(q.page, q.limit, counted, window),
@@ -340,6 +367,13 @@ export function createUsersService(deps: Deps) {
         usersByRole[r.role] = r.total;
         activeUsers += r.active;
       }
+      await audit.record({
+        userId: actor.userId,
+        action: 'admin.summary.read',
+        table: 'users',
+        ip: actor.ip,
+        reason: `pending listed=${pendingRows.length}`,
+      });
       const perDay = new Map((uploads ?? []).map((u) => [u.date, u.count]));
       return {
         pendingProviders: { count: pendingCount, items: pendingRows.map(presentAdminSummary) },
@@ -367,8 +401,7 @@ export function createUsersService(deps: Deps) {
         await users.update(id, { active: true, approved_at: target.approved_at ?? new Date() });
       } else {
         if (target.id === actor.userId) throw conflict('You cannot deactivate your own account');
-        await db.transaction().execute(async (trx) => {
-          const txUsers = createUsersRepository(trx);
+        await transaction.run(async ({ users: txUsers }) => {
           // Locked, so that two admins deactivating each other at once cannot both pass.
           if (target.role === 'admin') {
             const admins = await txUsers.lockActiveAdmins();

@@ -1,6 +1,6 @@
 import { UserMessages } from '@medshare/contracts';
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   ADMIN,
   type SignedIn,
@@ -83,8 +83,11 @@ async function auditRows(action: string, recordId: string) {
     .execute();
 }
 
-/** The users service on the test app's parts, with list bounds a test can make small. */
-function usersServiceOf(t: TestApp, bounds: { listWindow?: number; deepOffset?: number }) {
+/** The users service on the test app's parts, with list bounds a test can make small and its own image providers. */
+function usersServiceOf(
+  t: TestApp,
+  bounds: Pick<Parameters<typeof createUsersService>[0], 'listWindow' | 'deepOffset' | 'imageStats' | 'uploadsPerDay'>,
+) {
   const ctx = t.app.ctx;
   return createUsersService({
     db: ctx.database.db,
@@ -97,6 +100,9 @@ function usersServiceOf(t: TestApp, bounds: { listWindow?: number; deepOffset?: 
     ...bounds,
   });
 }
+/** Who a signed-in test user is to a service, as the auth hook would pass it. */
+const actorOf = (who: SignedIn) => t.app.ctx.services.auth.authenticate(who.token, '127.0.0.1');
+
 describe('authentication of every people route', () => {
   const routes: Array<['GET' | 'PUT' | 'DELETE', string]> = [
     ['GET', '/api/users/profile'],
@@ -761,11 +767,10 @@ describe('GET /api/users (dashboard table)', () => {
 
 describe('GET /api/users/stats', () => {
   it('counts the users each viewer may see and reports image counts as unavailable until wired', async () => {
-    const wired = t.app.ctx.services.users.useImageProviders({ imageStats: undefined });
-    onTestFinished(() => void t.app.ctx.services.users.useImageProviders(wired));
-    const forAdmin = (await req('GET', '/api/users/stats', admin.token)).json().data;
-    const forProvider = (await req('GET', '/api/users/stats', provider.token)).json().data;
-    const forPatient = (await req('GET', '/api/users/stats', patient.token)).json().data;
+    const unwired = usersServiceOf(t, {});
+    const forAdmin = await unwired.stats(await actorOf(admin));
+    const forProvider = await unwired.stats(await actorOf(provider));
+    const forPatient = await unwired.stats(await actorOf(patient));
     expect(forAdmin).toMatchObject({ totalImages: 0, sharedImages: 0, imageStatsAvailable: false });
     expect(forAdmin.totalUsers).toBeGreaterThan(forProvider.totalUsers);
     expect(forPatient.totalUsers).toBeGreaterThan(0);
@@ -774,11 +779,10 @@ describe('GET /api/users/stats', () => {
   });
 
   it('takes image counts from the provider the images module injects', async () => {
-    const wired = t.app.ctx.services.users.useImageProviders({
+    const wired = usersServiceOf(t, {
       imageStats: async (actor) => ({ totalImages: actor.userId === admin.user.id ? 7 : 1, sharedImages: 2 }),
     });
-    onTestFinished(() => void t.app.ctx.services.users.useImageProviders(wired));
-    expect((await req('GET', '/api/users/stats', admin.token)).json().data).toMatchObject({
+    expect(await wired.stats(await actorOf(admin))).toMatchObject({
       totalImages: 7,
       sharedImages: 2,
       imageStatsAvailable: true,
@@ -793,12 +797,8 @@ describe('GET /api/admin/summary', () => {
   });
 
   it('answers pending approvals, users by role and 14 days of uploads (zeros while images are not wired)', async () => {
-    const wired = t.app.ctx.services.users.useImageProviders({ uploadsPerDay: undefined });
-    onTestFinished(() => void t.app.ctx.services.users.useImageProviders(wired));
     const pending = await pendingProvider();
-    const res = await req('GET', '/api/admin/summary', admin.token);
-    expect(res.statusCode).toBe(200);
-    const data = res.json().data;
+    const data = await usersServiceOf(t, {}).adminSummary(await actorOf(admin));
     expect(data.pendingProviders.count).toBeGreaterThan(0);
     expect(data.pendingProviders.items.length).toBeLessThanOrEqual(5);
     expect(data.pendingProviders.items.every((i: { pending: boolean }) => i.pending)).toBe(true);
@@ -811,17 +811,16 @@ describe('GET /api/admin/summary', () => {
 
   it('fills the upload chart from the injected provider, in the display time zone', async () => {
     let asked: { from: string; to: string; timeZone: string } | null = null;
-    const wired = t.app.ctx.services.users.useImageProviders({
+    const wired = usersServiceOf(t, {
       uploadsPerDay: async (q) => {
         asked = q;
         return [{ date: q.to, count: 3 }];
       },
     });
-    onTestFinished(() => void t.app.ctx.services.users.useImageProviders(wired));
-    const data = (await req('GET', '/api/admin/summary', admin.token)).json().data;
+    const data = await wired.adminSummary(await actorOf(admin));
     expect(asked).toMatchObject({ timeZone: 'Asia/Karachi' });
     expect(data.uploadsPerDay.at(-1)).toEqual({ date: asked!.to, count: 3 });
-    expect(data.uploadsPerDay[0].date).toBe(asked!.from);
+    expect(data.uploadsPerDay[0]!.date).toBe(asked!.from);
     expect(data.uploadsAvailable).toBe(true);
   });
 });

@@ -54,4 +54,38 @@ describe('OtpInput', () => {
     expect(values()).toEqual(['1', '', '', '', '', '']);
     expect(boxes()[1]).toHaveFocus();
   });
+
+  it('moves on when the typed digit equals the one already in the box (retyping a code)', async () => {
+    const user = userEvent.setup();
+    render(<Harness />);
+    await user.click(boxes()[0]!);
+    await user.keyboard('147091');
+    await user.click(boxes()[0]!);
+    await user.keyboard('147090');
+    expect(values()).toEqual(['1', '4', '7', '0', '9', '0']);
+    expect(boxes()[5]).toHaveFocus();
+  });
+
+  it('clears a filled box on Backspace wherever the caret is, then walks back box by box', async () => {
+    const user = userEvent.setup();
+    render(<Harness />);
+    await user.click(boxes()[0]!);
+    await user.keyboard('123456');
+    // The caret before the digit: the browser alone would delete nothing.
+    boxes()[5]!.setSelectionRange(0, 0);
+    await user.keyboard('{Backspace}');
+    expect(values()).toEqual(['1', '2', '3', '4', '5', '']);
+    await user.keyboard('{Backspace}{Backspace}');
+    expect(values()).toEqual(['1', '2', '3', '', '', '']);
+    expect(boxes()[3]).toHaveFocus();
+    await user.keyboard('9');
+    expect(values()).toEqual(['1', '2', '3', '9', '', '']);
+  });
+
+  it('spreads a code that a phone autofills into one box over all six, from the first', () => {
+    render(<Harness />);
+    expect(boxes()[0]).toHaveAttribute('autocomplete', 'one-time-code');
+    fireEvent.change(boxes()[2]!, { target: { value: '482913' } });
+    expect(values()).toEqual(['4', '8', '2', '9', '1', '3']);
+  });
 });

@@ -1,6 +1,6 @@
 import Box from '@mui/material/Box';
 import InputBase from '@mui/material/InputBase';
-import { useRef, type ClipboardEvent, type KeyboardEvent } from 'react';
+import { useEffect, useEffectEvent, useRef, type ClipboardEvent, type KeyboardEvent } from 'react';
 
 type OtpInputProps = {
   /** One entry per box, '' for an empty box. */
@@ -19,8 +19,12 @@ export function emptyOtp(length: number): string[] {
 }
 
 /**
- * One box per digit: digits only, one per box, typing moves on, Backspace on an empty box moves
- * back, and pasting (or a phone's one-time-code autofill) spreads a whole code over the boxes.
+ * One box per digit: digits only, one per box, typing moves on, Backspace clears the box and then
+ * walks back, and pasting (or a phone's one-time-code autofill) spreads a whole code over the boxes.
+ *
+ * Typed text is taken in `beforeinput`, before the browser touches the box: a change event alone
+ * never fires when the new digit equals the one already there, and the focus then stayed put, so
+ * retyping 147090 over 147091 scrambled the code into 470901.
  */
 export function OtpInput({ value, onChange, label, disabled, autoFocus }: OtpInputProps) {
   const refs = useRef<Array<HTMLInputElement | null>>([]);
@@ -32,9 +36,10 @@ export function OtpInput({ value, onChange, label, disabled, autoFocus }: OtpInp
     box?.select();
   };
 
+  /** Writes digits from box `start` on; a complete code always starts at the first box. */
   const fillFrom = (start: number, digits: string) => {
     const next = [...value];
-    let index = start;
+    let index = digits.length >= length ? 0 : start;
     for (const digit of digits) {
       if (index >= length) break;
       next[index] = digit;
@@ -44,18 +49,34 @@ export function OtpInput({ value, onChange, label, disabled, autoFocus }: OtpInp
     focusBox(index >= length ? length - 1 : index);
   };
 
+  const handleBeforeInput = useEffectEvent((index: number, event: InputEvent) => {
+    const { data } = event;
+    if (!data) return; // nothing typed (a deletion, an autofill): onChange takes it
+    event.preventDefault();
+    const digits = onlyDigits(data);
+    if (digits) fillFrom(index, digits);
+  });
+
+  // The native event: React's onBeforeInput is built from other events and misses some browsers'.
+  useEffect(() => {
+    const boxes = refs.current.slice(0, length);
+    const listeners = boxes.map((_, index) => (event: Event) => handleBeforeInput(index, event as InputEvent));
+    boxes.forEach((box, index) => box?.addEventListener('beforeinput', listeners[index]!));
+    return () => boxes.forEach((box, index) => box?.removeEventListener('beforeinput', listeners[index]!));
+  }, [length]);
+
+  // Reached only by what beforeinput let through: an autofill that sets the value, or a browser
+  // without beforeinput.
   const handleChange = (index: number, raw: string): void => {
     const digits = onlyDigits(raw);
     if (raw !== '' && digits === '') return; // a letter or symbol: the box keeps what it had
     const previous = value[index] ?? '';
     if (digits.length === 2 && previous) {
       // A digit typed into a full box without selecting it: keep the new one, whichever side.
-      const typed = digits.startsWith(previous) ? digits.slice(1) : digits.slice(0, 1);
-      handleChange(index, typed);
+      handleChange(index, digits.startsWith(previous) ? digits.slice(1) : digits.slice(0, 1));
       return;
     }
     if (digits.length > 1) {
-      // A phone's one-time-code autofill puts the whole code into one box.
       fillFrom(index, digits);
       return;
     }
@@ -66,12 +87,18 @@ export function OtpInput({ value, onChange, label, disabled, autoFocus }: OtpInp
   };
 
   const handleKeyDown = (index: number, event: KeyboardEvent<HTMLInputElement>) => {
-    if (event.key === 'Backspace' && !value[index] && index > 0) {
+    if (event.key === 'Backspace' || event.key === 'Delete') {
+      // Handled here, not by the browser: with the caret before the digit the browser deletes nothing.
       event.preventDefault();
       const next = [...value];
-      next[index - 1] = '';
-      onChange(next);
-      focusBox(index - 1);
+      if (value[index]) {
+        next[index] = '';
+        onChange(next);
+      } else if (event.key === 'Backspace' && index > 0) {
+        next[index - 1] = '';
+        onChange(next);
+        focusBox(index - 1);
+      }
     } else if (event.key === 'ArrowLeft' && index > 0) {
       event.preventDefault();
       focusBox(index - 1);
@@ -84,9 +111,7 @@ export function OtpInput({ value, onChange, label, disabled, autoFocus }: OtpInp
   const handlePaste = (index: number, event: ClipboardEvent<HTMLInputElement>) => {
     event.preventDefault();
     const digits = onlyDigits(event.clipboardData.getData('text'));
-    if (!digits) return;
-    // A complete code always starts at the first box, wherever the caret was.
-    fillFrom(digits.length >= length ? 0 : index, digits);
+    if (digits) fillFrom(index, digits);
   };
 
   return (

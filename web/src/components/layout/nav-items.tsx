@@ -11,6 +11,7 @@ import SettingsIcon from '@mui/icons-material/Settings';
 import type { RoleName } from '@medshare/contracts';
 import type { ReactNode } from 'react';
 import { paths } from '../../config/paths';
+import { canOpenPage } from './page-access';
 
 export type NavItem = { label: string; to: string; icon: ReactNode };
 
@@ -19,10 +20,11 @@ export type NavVariant = 'desktop' | 'mobile';
 
 type NavRule = NavItem & { show: (role: RoleName | undefined, variant: NavVariant) => boolean };
 
-const always = () => true;
 const staff = (role: RoleName | undefined) => role === 'admin' || role === 'healthProvider';
+// An item shows when its page is one the role may open (page-access.ts, the rule the router uses).
+const openable = (to: string) => (role: RoleName | undefined) => canOpenPage(role, to);
 
-// Spec "Navigation": the server still checks permissions; hiding an item is only a courtesy.
+// `docs/product.md` › Navigation; the server still checks permissions on every call.
 const rules: NavRule[] = [
   {
     label: 'Dashboard',
@@ -30,25 +32,15 @@ const rules: NavRule[] = [
     icon: <DashboardIcon />,
     show: (role, variant) => variant === 'mobile' || staff(role),
   },
-  {
-    label: 'Admin Dashboard',
-    to: paths.adminDashboard,
-    icon: <InsightsIcon />,
-    show: (role) => role === 'admin',
-  },
-  { label: 'Profile', to: paths.profile, icon: <PersonIcon />, show: always },
-  {
-    label: 'Upload Image',
-    to: paths.upload,
-    icon: <CloudUploadIcon />,
-    show: staff,
-  },
-  { label: 'View Images', to: paths.viewImages, icon: <PhotoLibraryIcon />, show: always },
-  { label: 'Messages', to: paths.messages, icon: <ForumIcon />, show: always },
-  { label: 'Audit Logs', to: paths.auditLogs, icon: <HistoryEduIcon />, show: staff },
-  { label: 'Roles', to: paths.rolesPermissions, icon: <SecurityIcon />, show: (role) => role === 'admin' },
-  { label: 'Settings', to: paths.appSettings, icon: <SettingsIcon />, show: (role) => role === 'admin' },
-  { label: 'Home', to: paths.home, icon: <HomeIcon />, show: always },
+  { label: 'Admin Dashboard', to: paths.adminDashboard, icon: <InsightsIcon />, show: openable(paths.adminDashboard) },
+  { label: 'Profile', to: paths.profile, icon: <PersonIcon />, show: openable(paths.profile) },
+  { label: 'Upload Image', to: paths.upload, icon: <CloudUploadIcon />, show: openable(paths.upload) },
+  { label: 'View Images', to: paths.viewImages, icon: <PhotoLibraryIcon />, show: openable(paths.viewImages) },
+  { label: 'Messages', to: paths.messages, icon: <ForumIcon />, show: openable(paths.messages) },
+  { label: 'Audit Logs', to: paths.auditLogs, icon: <HistoryEduIcon />, show: openable(paths.auditLogs) },
+  { label: 'Roles', to: paths.rolesPermissions, icon: <SecurityIcon />, show: openable(paths.rolesPermissions) },
+  { label: 'Settings', to: paths.appSettings, icon: <SettingsIcon />, show: openable(paths.appSettings) },
+  { label: 'Home', to: paths.home, icon: <HomeIcon />, show: () => true },
 ];
 
 export function getNavItems(role: RoleName | undefined, variant: NavVariant): NavItem[] {

@@ -13,6 +13,9 @@ import { Link as RouterLink } from 'react-router';
 import { Logo } from '../ui/logo';
 import { paths } from '../../config/paths';
 import { site } from '../../config/site';
+import { selectToken, selectUser } from '../../lib/session';
+import { useAppSelector } from '../../lib/store';
+import { startPageFor, startPageLabel } from './page-access';
 
 const linkSx = { color: 'rgba(255,255,255,0.82)', '&:hover': { color: '#fff' } } as const;
 
@@ -50,6 +53,9 @@ function ContactLine({ icon, children }: { icon: ReactNode; children: ReactNode 
 /** Footer of the public pages: static contact details, links and developer credits. */
 export function SiteFooter() {
   const year = new Date().getFullYear();
+  // Signed in: the way back into the app instead of the sign-in and registration links.
+  const signedIn = Boolean(useAppSelector(selectToken));
+  const role = useAppSelector(selectUser)?.role;
   return (
     <Box component="footer" sx={{ bgcolor: '#06284c', color: 'common.white', pt: { xs: 6, md: 8 }, pb: 4 }}>
       <Container maxWidth="lg">
@@ -73,15 +79,23 @@ export function SiteFooter() {
               <Link component={RouterLink} to={paths.shareImage} sx={linkSx}>
                 Share demo
               </Link>
-              <Link component={RouterLink} to={paths.login} sx={linkSx}>
-                Login
-              </Link>
-              <Link component={RouterLink} to={paths.register} sx={linkSx}>
-                Create an account
-              </Link>
-              <Link component={RouterLink} to={paths.forgotPassword} sx={linkSx}>
-                Reset your password
-              </Link>
+              {signedIn ? (
+                <Link component={RouterLink} to={startPageFor(role)} sx={linkSx}>
+                  {startPageLabel(role)}
+                </Link>
+              ) : (
+                <>
+                  <Link component={RouterLink} to={paths.login} sx={linkSx}>
+                    Login
+                  </Link>
+                  <Link component={RouterLink} to={paths.register} sx={linkSx}>
+                    Create an account
+                  </Link>
+                  <Link component={RouterLink} to={paths.forgotPassword} sx={linkSx}>
+                    Reset your password
+                  </Link>
+                </>
+              )}
             </Stack>
           </Box>
           <Box>

@@ -9,7 +9,7 @@ const brand = {
 };
 
 export const theme = createTheme({
-  // 'md' is the spec's 1024 px line between the drawer and the permanent side menu.
+  // 'md' is the 1024 px line (`docs/product.md` › Constants and limits) between the drawer and the permanent side menu.
   breakpoints: { values: { xs: 0, sm: 600, md: 1024, lg: 1280, xl: 1536 } },
   palette: {
     mode: 'light',

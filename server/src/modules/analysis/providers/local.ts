@@ -3,7 +3,8 @@ import { type AnalysisInput, type AnalysisMetadata, type AnalysisProvider, sharp
 
 /**
  * The default provider (no network): an honest technical report computed from the pixels and the
- * DICOM header. It never names a condition: no diagnostic model stands behind it (DESIGN §10).
+ * DICOM header. It never names a condition: no diagnostic model stands behind it (`docs/architecture.md` ›
+ * AI analysis).
  */
 
 /** Statistics run on at most this many pixels per side (nearest-neighbour, so values stay real). */

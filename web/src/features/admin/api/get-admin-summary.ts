@@ -1,6 +1,15 @@
 import type { AdminSummary } from '@medshare/contracts';
-import { api } from '../../../lib/api-client';
+import { apiSlice, dataOf } from '../../../lib/api-slice';
 
-export function getAdminSummary(signal?: AbortSignal) {
-  return api.get<AdminSummary>('/admin/summary', { signal });
-}
+const adminSummaryApi = apiSlice.injectEndpoints({
+  endpoints: (build) => ({
+    /** Figures, pending providers and uploads per day; any change to an account or image makes it stale. */
+    getAdminSummary: build.query<AdminSummary, void>({
+      query: () => ({ url: '/admin/summary' }),
+      transformResponse: dataOf<AdminSummary>,
+      providesTags: ['AdminSummary'],
+    }),
+  }),
+});
+
+export const { useGetAdminSummaryQuery } = adminSummaryApi;

@@ -1,10 +1,13 @@
-import type { AdminSummary } from '@medshare/contracts';
+import { type AdminSummary, ApiPaths, type PublicSettings, type User } from '@medshare/contracts';
 import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { http } from 'msw';
+import { describe, expect, it } from 'vitest';
 import { setUser } from '../../../lib/session';
 import { store } from '../../../lib/store';
-import { jsonResponse, makeUser, renderWithProviders } from '../../../testing/test-utils';
+import { api, failure, ok } from '../../../testing/handlers';
+import { server } from '../../../testing/server';
+import { makeUser, renderWithProviders } from '../../../testing/test-utils';
 import { AdminDashboardPage } from './admin-dashboard-page';
 
 const pendingId = '7a2b3c4d-1111-4222-8333-444455556666';
@@ -41,41 +44,41 @@ function summary(pending: boolean): AdminSummary {
 }
 
 describe('Admin dashboard', () => {
-  afterEach(() => vi.unstubAllGlobals());
-
-  it('approves a pending provider and reloads the summary', async () => {
-    let approved = false;
-    const fetchMock = vi.fn<typeof fetch>(async (input, init) => {
-      const path = String(input);
-      if (path === '/api/admin/summary') return jsonResponse(200, { success: true, data: summary(!approved) });
-      if (path === `/api/users/toggleUserStatus/${pendingId}` && init?.method === 'PUT') {
-        approved = true;
-        return jsonResponse(200, { success: true, message: 'User activated', data: makeUser({ id: pendingId }) });
-      }
-      return jsonResponse(200, {
-        success: true,
-        data: { displayLocale: 'en-PK', displayTimeZone: 'Asia/Karachi', maxUploadMb: 10 },
-      });
-    });
-    vi.stubGlobal('fetch', fetchMock);
+  it('activates a pending provider (Activate, the users table’s word) and reloads the summary', async () => {
+    let activated = false;
+    server.use(
+      api.get<AdminSummary>('/admin/summary', () => ok(summary(!activated))),
+      api.put<User>(`${ApiPaths.toggleUserStatus}/${pendingId}`, () => {
+        activated = true;
+        return ok(makeUser({ id: pendingId }), 'User activated');
+      }),
+      api.get<PublicSettings>('/appsetting/public', () =>
+        ok({
+          displayLocale: 'en-PK',
+          displayTimeZone: 'Asia/Karachi',
+          maxUploadMb: 10,
+          maxImportFiles: 2000,
+          maxImportMb: 2048,
+        }),
+      ),
+    );
     store.dispatch(setUser({ user: makeUser({ role: 'admin' }), token: 'tok' }));
     renderWithProviders(<AdminDashboardPage />);
     expect(
       screen.getByRole('heading', { level: 1, name: 'Secure Medical Image Sharing Dashboard' }),
     ).toBeInTheDocument();
-    await userEvent.setup().click(await screen.findByRole('button', { name: 'Approve Bilal Ahmed' }));
-    expect(await screen.findByText('No providers are waiting for approval.')).toBeInTheDocument();
-    expect(approved).toBe(true);
+    const activate = await screen.findByRole('button', { name: 'Activate Bilal Ahmed' });
+    expect(activate).toHaveTextContent('Activate');
+    expect(screen.queryByRole('button', { name: /approve/i })).not.toBeInTheDocument();
+    await userEvent.setup().click(activate);
+    expect(await screen.findByText('No providers are waiting for activation.')).toBeInTheDocument();
+    expect(activated).toBe(true);
   });
 
   it('gives the uploads chart a table of the 14 days for screen readers', async () => {
-    vi.stubGlobal(
-      'fetch',
-      vi.fn<typeof fetch>(async (input) =>
-        String(input) === '/api/admin/summary'
-          ? jsonResponse(200, { success: true, data: summary(false) })
-          : jsonResponse(500, { success: false, message: 'down' }),
-      ),
+    server.use(
+      api.get<AdminSummary>('/admin/summary', () => ok(summary(false))),
+      http.all('/api/*', () => failure(500, 'down')),
     );
     renderWithProviders(<AdminDashboardPage />);
     const table = await screen.findByRole('table', { name: 'Uploads per day' });

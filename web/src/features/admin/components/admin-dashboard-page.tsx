@@ -109,7 +109,7 @@ export function AdminDashboardPage() {
           >
             <Widget
               id="pending-heading"
-              title="Pending provider approvals"
+              title="Providers awaiting activation"
               aside={
                 <Chip
                   label={`${summary.pendingProviders.count} waiting`}
@@ -124,7 +124,6 @@ export function AdminDashboardPage() {
                 count={summary.pendingProviders.count}
                 items={summary.pendingProviders.items}
                 formatDate={formatInstant}
-                onApproved={reload}
               />
             </Widget>
             <Widget

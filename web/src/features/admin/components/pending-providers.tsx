@@ -10,27 +10,29 @@ import { useState } from 'react';
 import { Link as RouterLink } from 'react-router';
 import { paths } from '../../../config/paths';
 import { toast, toastApiError } from '../../../lib/notify';
-import { approveProvider } from '../api/approve-provider';
+import { useActivateProviderMutation } from '../api/activate-provider';
 
 type Props = {
   count: number;
   items: AdminUserSummary[];
   formatDate: (iso: string) => string;
-  onApproved: () => void;
 };
 
 const initials = (u: AdminUserSummary) => `${u.firstname.charAt(0)}${u.lastname.charAt(0)}`.toUpperCase() || '?';
 
-/** Providers waiting for an admin before they can sign in; Approve activates the account. */
-export function PendingProviders({ count, items, formatDate, onApproved }: Props) {
+/**
+ * Providers waiting for an admin before they can sign in; Activate (the word of `docs/product.md` ›
+ * Dashboard, as in the users table) lets them in, and the summary is read again.
+ */
+export function PendingProviders({ count, items, formatDate }: Props) {
   const [busyId, setBusyId] = useState<string | null>(null);
+  const [activateProvider] = useActivateProviderMutation();
 
-  async function approve(user: AdminUserSummary) {
+  async function activate(user: AdminUserSummary) {
     setBusyId(user.id);
     try {
-      await approveProvider(user.id);
-      toast.success(`${user.firstname} ${user.lastname} approved`);
-      onApproved();
+      await activateProvider(user.id).unwrap();
+      toast.success(`${user.firstname} ${user.lastname} activated`);
     } catch (error) {
       toastApiError(error, 'An error occurred. Please try again.');
     } finally {
@@ -42,14 +44,14 @@ export function PendingProviders({ count, items, formatDate, onApproved }: Props
     return (
       <Box sx={{ py: 4, textAlign: 'center' }}>
         <HowToRegIcon color="success" sx={{ fontSize: 40 }} aria-hidden />
-        <Typography sx={{ fontWeight: 600 }}>No providers are waiting for approval.</Typography>
+        <Typography sx={{ fontWeight: 600 }}>No providers are waiting for activation.</Typography>
       </Box>
     );
   }
 
   return (
     <>
-      <List disablePadding aria-label="Providers awaiting approval">
+      <List disablePadding aria-label="Providers awaiting activation">
         {items.map((user) => {
           const name = `${user.firstname} ${user.lastname}`;
           return (
@@ -82,11 +84,11 @@ export function PendingProviders({ count, items, formatDate, onApproved }: Props
               <Button
                 variant="contained"
                 size="small"
-                onClick={() => void approve(user)}
+                onClick={() => void activate(user)}
                 disabled={busyId !== null}
-                aria-label={`Approve ${name}`}
+                aria-label={`Activate ${name}`}
               >
-                Approve
+                Activate
               </Button>
             </ListItem>
           );
@@ -94,7 +96,7 @@ export function PendingProviders({ count, items, formatDate, onApproved }: Props
       </List>
       {count > items.length && (
         <Typography sx={{ mt: 1.5, color: 'text.secondary', fontSize: 14 }}>
-          Showing the {items.length} oldest of {count} requests; approve these to see the next.
+          Showing the {items.length} oldest of {count} requests; activate these to see the next.
         </Typography>
       )}
     </>

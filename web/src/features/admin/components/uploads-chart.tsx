@@ -1,19 +1,7 @@
 import Box from '@mui/material/Box';
 import { useTheme } from '@mui/material/styles';
 import { formatCalendarDate } from '../../../lib/calendar-date';
-
-/** Read by screen readers, not shown. */
-const visuallyHidden = {
-  border: 0,
-  clip: 'rect(0 0 0 0)',
-  height: '1px',
-  margin: '-1px',
-  overflow: 'hidden',
-  padding: 0,
-  position: 'absolute',
-  whiteSpace: 'nowrap',
-  width: '1px',
-} as const;
+import { visuallyHidden } from '../../../components/ui/visually-hidden';
 
 type Day = { date: string; count: number };
 

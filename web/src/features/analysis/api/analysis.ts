@@ -1,37 +1,54 @@
 import type { Analysis, AnalysisResult, PublicSettings } from '@medshare/contracts';
 import { AnalysisPaths } from '@medshare/contracts/analysis-text';
-import { ApiPaths } from '@medshare/contracts/paths';
-import { api } from '../../../lib/api-client';
+import { apiSlice, dataOf } from '../../../lib/api-slice';
+import { DEFAULT_PUBLIC_SETTINGS } from '../../../lib/public-settings';
 
-/** The stored analysis of an image, or a first run when there is none (GET /api/analysis/:imageId). */
-export function getAnalysis(imageId: string, signal?: AbortSignal) {
-  return api.get<AnalysisResult>(AnalysisPaths.analysis(imageId), { signal });
-}
+/** The earlier results of an image: a re-run makes them stale, the stored result it replaces itself. */
+const historyTag = (imageId: string) => ({ type: 'Analysis' as const, id: `${imageId}/history` });
 
-/** Re-run: always a fresh analysis. */
-export function runAnalysis(imageId: string) {
-  return api.post<AnalysisResult>(AnalysisPaths.run(imageId));
-}
+export const analysisApi = apiSlice.injectEndpoints({
+  endpoints: (build) => ({
+    /**
+     * The stored analysis of an image, or a first run when there is none (GET /api/analysis/:imageId).
+     * Cached: coming back to the screen shows the stored result without asking the provider again.
+     */
+    getAnalysis: build.query<AnalysisResult, string>({
+      query: (imageId) => ({ url: AnalysisPaths.analysis(imageId) }),
+      transformResponse: dataOf<AnalysisResult>,
+      providesTags: (_result, _error, imageId) => [{ type: 'Analysis', id: imageId }],
+    }),
+    /** Earlier analyses of the image, newest first. */
+    getAnalysisHistory: build.query<Analysis[], string>({
+      query: (imageId) => ({ url: AnalysisPaths.history(imageId), query: { limit: 50 } }),
+      transformResponse: dataOf<Analysis[]>,
+      providesTags: (_result, _error, imageId) => [{ type: 'Analysis', id: imageId }, historyTag(imageId)],
+    }),
+    /** Re-run: always a fresh analysis; it becomes the image's stored result and joins the history. */
+    runAnalysis: build.mutation<AnalysisResult, string>({
+      query: (imageId) => ({ url: AnalysisPaths.run(imageId), method: 'POST' }),
+      transformResponse: dataOf<AnalysisResult>,
+      async onQueryStarted(imageId, { dispatch, queryFulfilled }) {
+        try {
+          const { data } = await queryFulfilled;
+          dispatch(analysisApi.util.upsertQueryData('getAnalysis', imageId, data));
+        } catch {
+          // The screen shows the failure; the stored result stays.
+        }
+      },
+      invalidatesTags: (result, _error, imageId) => (result ? [historyTag(imageId)] : []),
+    }),
+  }),
+});
 
-/** Earlier analyses of the image, newest first. */
-export function getAnalysisHistory(imageId: string, signal?: AbortSignal) {
-  return api.get<Analysis[]>(AnalysisPaths.history(imageId), { signal, query: { limit: 50 } });
-}
+export const { useGetAnalysisQuery, useGetAnalysisHistoryQuery, useRunAnalysisMutation } = analysisApi;
 
-/** DESIGN §12 display defaults, used until (or if) the server's public settings arrive. */
-export const DEFAULT_DISPLAY = { displayLocale: 'en-PK', displayTimeZone: 'Asia/Karachi' } as const;
+/**
+ * The display defaults of `docs/architecture.md` › Settings, used until (or if) the server's public settings
+ * arrive.
+ */
+export const DEFAULT_DISPLAY = {
+  displayLocale: DEFAULT_PUBLIC_SETTINGS.displayLocale,
+  displayTimeZone: DEFAULT_PUBLIC_SETTINGS.displayTimeZone,
+} as const;
 
 export type DisplaySettings = Pick<PublicSettings, 'displayLocale' | 'displayTimeZone'>;
-
-/** Locale and time zone for 'Analysis generated at'; the defaults when the call fails. */
-export async function getDisplaySettings(signal?: AbortSignal): Promise<DisplaySettings> {
-  try {
-    const { data } = await api.get<Partial<PublicSettings>>(`${ApiPaths.settings}/public`, { auth: false, signal });
-    return {
-      displayLocale: data?.displayLocale || DEFAULT_DISPLAY.displayLocale,
-      displayTimeZone: data?.displayTimeZone || DEFAULT_DISPLAY.displayTimeZone,
-    };
-  } catch {
-    return { ...DEFAULT_DISPLAY };
-  }
-}

@@ -47,7 +47,7 @@ function Meter({ value, label }: { value: number; label: string }) {
   );
 }
 
-/** One analysis in the spec's sections, with its provider, time and the disclaimer. */
+/** One analysis in the sections of `docs/product.md` › AI analysis, with its provider, time and the disclaimer. */
 export function AnalysisReport({
   analysis,
   display,

@@ -1,9 +1,12 @@
-import type { Analysis } from '@medshare/contracts';
+import { type Analysis, type AnalysisResult, ApiPaths, type PublicSettings } from '@medshare/contracts';
 import { AnalysisTexts } from '@medshare/contracts/analysis-text';
 import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import { afterEach, describe, expect, it, vi } from 'vitest';
-import { jsonResponse, renderRoutes } from '../../../testing/test-utils';
+import { type RequestHandler, http } from 'msw';
+import { describe, expect, it } from 'vitest';
+import { api, failure, ok, paged } from '../../../testing/handlers';
+import { recordRequests, server } from '../../../testing/server';
+import { renderRoutes } from '../../../testing/test-utils';
 import { formatAnalysisTime, formatConfidence } from '../utils/format';
 import { AnalysisScreen } from './analysis-screen';
 
@@ -34,49 +37,33 @@ function analysis(overrides: Partial<Analysis> = {}): Analysis {
   };
 }
 
-/** fetch answering the analysis API from a table of path → response factories. */
-function stubApi(table: Record<string, () => Response>) {
-  const fetchMock = vi.fn<typeof fetch>(async (input, init) => {
-    const url = String(input);
-    const key = `${init?.method ?? 'GET'} ${url.replace(/\?.*$/, '')}`;
-    const make = table[key];
-    if (!make) return jsonResponse(404, { success: false, message: 'Not found' });
-    return make();
-  });
-  vi.stubGlobal('fetch', fetchMock);
-  return fetchMock;
+/** The API answering `handlers`, and 404 to anything else (the public settings then fall back to defaults). */
+function stubApi(...handlers: RequestHandler[]) {
+  server.use(
+    ...handlers,
+    http.all('/api/*', () => failure(404, 'Not found')),
+  );
 }
 
-const settings = () =>
-  jsonResponse(200, {
-    success: true,
-    data: { displayLocale: 'en-GB', displayTimeZone: 'Europe/London', maxUploadMb: 10 },
-  });
+const result = `${ApiPaths.analysis}/${IMAGE}`;
+const settings = api.get<PublicSettings>('/appsetting/public', () =>
+  ok({
+    displayLocale: 'en-GB',
+    displayTimeZone: 'Europe/London',
+    maxUploadMb: 10,
+    maxImportFiles: 2000,
+    maxImportMb: 2048,
+  }),
+);
 
 describe('AI analysis screen', () => {
-  afterEach(() => {
-    vi.unstubAllGlobals();
-  });
-
   it('shows Analyzing, then every section with ** stripped and confidences as percentages', async () => {
     const shown = analysis();
-    stubApi({
-      'GET /api/appsetting/public': settings,
-      [`GET /api/analysis/${IMAGE}`]: () => jsonResponse(200, { success: true, data: { ...shown, reused: true } }),
-      [`GET /api/analysis/${IMAGE}/history`]: () =>
-        jsonResponse(200, {
-          success: true,
-          data: [shown],
-          pagination: {
-            currentPage: 1,
-            pageSize: 50,
-            totalPages: 1,
-            totalItems: 1,
-            hasPrevPage: false,
-            hasNextPage: false,
-          },
-        }),
-    });
+    stubApi(
+      settings,
+      api.get<AnalysisResult>(result, () => ok({ ...shown, reused: true })),
+      api.get<Analysis[]>(`${result}/history`, () => paged([shown], { pageSize: 50 })),
+    );
     renderRoutes(routes, `/ai-analysis/${IMAGE}`);
     expect(screen.getByRole('status')).toHaveTextContent('Analyzing');
 
@@ -118,10 +105,10 @@ describe('AI analysis screen', () => {
       warnings: [AnalysisTexts.noDiagnosticModel],
       confidence: 0,
     });
-    stubApi({
-      [`GET /api/analysis/${IMAGE}`]: () => jsonResponse(200, { success: true, data: { ...local, reused: false } }),
-      [`GET /api/analysis/${IMAGE}/history`]: () => jsonResponse(200, { success: true, data: [local] }),
-    });
+    stubApi(
+      api.get<AnalysisResult>(result, () => ok({ ...local, reused: false })),
+      api.get<Analysis[]>(`${result}/history`, () => ok([local])),
+    );
     renderRoutes(routes, `/ai-analysis/${IMAGE}`);
     expect(await screen.findByText(/never suggests a diagnosis/)).toBeInTheDocument();
     expect(screen.getByText(AnalysisTexts.noDiagnosticModel)).toBeInTheDocument();
@@ -137,20 +124,19 @@ describe('AI analysis screen', () => {
       description: 'Second look.',
     });
     let runs = 0;
-    const fetchMock = stubApi({
-      [`GET /api/analysis/${IMAGE}`]: () => jsonResponse(200, { success: true, data: { ...first, reused: true } }),
-      [`POST /api/analysis/${IMAGE}/run`]: () => {
+    stubApi(
+      api.get<AnalysisResult>(result, () => ok({ ...first, reused: true })),
+      api.post<AnalysisResult>(`${result}/run`, () => {
         runs += 1;
-        return jsonResponse(201, { success: true, data: { ...second, reused: false } });
-      },
-      [`GET /api/analysis/${IMAGE}/history`]: () =>
-        jsonResponse(200, { success: true, data: runs ? [second, first] : [first] }),
-    });
+        return ok({ ...second, reused: false }, undefined, 201);
+      }),
+      api.get<Analysis[]>(`${result}/history`, () => ok(runs ? [second, first] : [first])),
+    );
     const user = userEvent.setup();
     renderRoutes(routes, `/ai-analysis/${IMAGE}`);
     await user.click(await screen.findByRole('button', { name: 'Re-run' }));
     expect(await screen.findByText('Second look.')).toBeInTheDocument();
-    expect(fetchMock.mock.calls.some(([u, init]) => String(u).endsWith('/run') && init?.method === 'POST')).toBe(true);
+    expect(runs).toBe(1);
     await waitFor(() => expect(screen.getAllByRole('button', { name: /confidence 61%/ })).toHaveLength(2));
     // Choosing the earlier one shows it, marked as earlier.
     await user.click(screen.getAllByRole('button', { name: /confidence 61%/ })[1]!);
@@ -158,30 +144,44 @@ describe('AI analysis screen', () => {
     expect(screen.getByText(/earlier result/)).toBeInTheDocument();
   });
 
+  it('shows the stored result again on coming back without asking the server (or the provider) again', async () => {
+    const shown = analysis();
+    stubApi(
+      settings,
+      api.get<AnalysisResult>(result, () => ok({ ...shown, reused: false })),
+      api.get<Analysis[]>(`${result}/history`, () => ok([shown])),
+    );
+    const requests = recordRequests();
+    const first = renderRoutes(routes, `/ai-analysis/${IMAGE}`);
+    expect(await screen.findByText('A frontal chest radiograph.')).toBeInTheDocument();
+    first.unmount();
+    renderRoutes(routes, `/ai-analysis/${IMAGE}`);
+    expect(screen.getByText('A frontal chest radiograph.')).toBeInTheDocument();
+    expect(requests.filter((r) => new URL(r.url).pathname === `/api${result}`)).toHaveLength(1);
+  });
+
   it('says "Image not found or not available" on 404', async () => {
-    stubApi({});
+    stubApi();
     renderRoutes(routes, `/ai-analysis/${IMAGE}`);
     expect(await screen.findByText('Image not found or not available')).toBeInTheDocument();
     expect(screen.getByRole('link', { name: 'View Images' })).toHaveAttribute('href', '/view-images');
   });
 
   it('shows the server message of a 504 and of a 502 from a re-run without losing the result', async () => {
-    stubApi({
-      [`GET /api/analysis/${IMAGE}`]: () =>
-        jsonResponse(504, { success: false, message: 'The analysis provider did not answer within 60 seconds.' }),
-    });
-    renderRoutes(routes, `/ai-analysis/${IMAGE}`);
+    stubApi(api.get(result, () => failure(504, 'The analysis provider did not answer within 60 seconds.')));
+    const timedOut = renderRoutes(routes, `/ai-analysis/${IMAGE}`);
     expect(await screen.findByText('The analysis provider did not answer within 60 seconds.')).toBeInTheDocument();
-    vi.unstubAllGlobals();
+    // Leaving the screen and coming back asks again: a failure is not kept as the answer.
+    timedOut.unmount();
+    server.resetHandlers();
 
-    stubApi({
-      [`GET /api/analysis/${IMAGE}`]: () => jsonResponse(200, { success: true, data: { ...analysis(), reused: true } }),
-      [`POST /api/analysis/${IMAGE}/run`]: () =>
-        jsonResponse(502, { success: false, message: AnalysisTexts.badProviderAnswer }),
-    });
+    stubApi(
+      api.get<AnalysisResult>(result, () => ok({ ...analysis(), reused: true })),
+      api.post(`${result}/run`, () => failure(502, AnalysisTexts.badProviderAnswer)),
+    );
     const user = userEvent.setup();
     renderRoutes(routes, `/ai-analysis/${IMAGE}`);
-    await user.click((await screen.findAllByRole('button', { name: 'Re-run' })).at(-1)!);
+    await user.click(await screen.findByRole('button', { name: 'Re-run' }));
     expect(await screen.findByText(AnalysisTexts.badProviderAnswer)).toBeInTheDocument();
     expect(screen.getByText('A frontal chest radiograph.')).toBeInTheDocument();
   });

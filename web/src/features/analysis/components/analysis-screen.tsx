@@ -1,4 +1,3 @@
-import type { Analysis } from '@medshare/contracts';
 import { AnalysisTexts } from '@medshare/contracts/analysis-text';
 import ReplayIcon from '@mui/icons-material/Replay';
 import Alert from '@mui/material/Alert';
@@ -9,23 +8,15 @@ import CircularProgress from '@mui/material/CircularProgress';
 import Link from '@mui/material/Link';
 import Stack from '@mui/material/Stack';
 import Typography from '@mui/material/Typography';
-import { useCallback, useEffect, useState } from 'react';
+import { skipToken } from '@reduxjs/toolkit/query/react';
+import { useEffect, useMemo, useState } from 'react';
 import { Link as RouterLink } from 'react-router';
 import { paths } from '../../../config/paths';
-import {
-  DEFAULT_DISPLAY,
-  type DisplaySettings,
-  getAnalysis,
-  getAnalysisHistory,
-  getDisplaySettings,
-  runAnalysis,
-} from '../api/analysis';
+import { usePublicSettings } from '../../../lib/public-settings';
+import { useGetAnalysisHistoryQuery, useGetAnalysisQuery, useRunAnalysisMutation } from '../api/analysis';
 import { analysisErrorMessage, cleanAnalysis } from '../utils/format';
 import { AnalysisHistory } from './analysis-history';
 import { AnalysisReport } from './analysis-report';
-
-type State =
-  { status: 'loading' } | { status: 'error'; message: string } | { status: 'ready'; shown: Analysis; latestId: string };
 
 function Analyzing() {
   return (
@@ -40,57 +31,42 @@ function Analyzing() {
 
 /** The AI analysis of one image: the stored result (or a first run), re-run, and earlier results. */
 export function AnalysisScreen({ imageId }: { imageId: string }) {
-  const [state, setState] = useState<State>({ status: 'loading' });
-  const [history, setHistory] = useState<Analysis[] | null>(null);
-  const [display, setDisplay] = useState<DisplaySettings>(DEFAULT_DISPLAY);
-  const [running, setRunning] = useState(false);
+  const { displayLocale, displayTimeZone } = usePublicSettings();
+  const display = { displayLocale, displayTimeZone };
+  const latest = useGetAnalysisQuery(imageId);
+  // Asked for once the analysis exists: a first run is part of the history it answers.
+  const earlier = useGetAnalysisHistoryQuery(latest.currentData ? imageId : skipToken);
+  const [run, { isLoading: running }] = useRunAnalysisMutation();
+  const [selectedId, setSelectedId] = useState<string | null>(null);
   const [runError, setRunError] = useState<string | null>(null);
 
-  const loadHistory = useCallback(
-    async (signal?: AbortSignal) => {
-      try {
-        const { data } = await getAnalysisHistory(imageId, signal);
-        setHistory(data.map(cleanAnalysis));
-      } catch {
-        if (!signal?.aborted) setHistory(null);
-      }
-    },
-    [imageId],
-  );
-
   useEffect(() => {
-    const controller = new AbortController();
-    setState({ status: 'loading' });
-    setHistory(null);
+    setSelectedId(null);
     setRunError(null);
-    void getDisplaySettings(controller.signal).then((d) => {
-      if (!controller.signal.aborted) setDisplay(d);
-    });
-    getAnalysis(imageId, controller.signal)
-      .then(({ data }) => {
-        const shown = cleanAnalysis(data);
-        setState({ status: 'ready', shown, latestId: shown.id });
-        return loadHistory(controller.signal);
-      })
-      .catch((error: unknown) => {
-        if (controller.signal.aborted) return;
-        setState({ status: 'error', message: analysisErrorMessage(error) });
-      });
-    return () => controller.abort();
-  }, [imageId, loadHistory]);
+  }, [imageId]);
+
+  const latestShown = useMemo(
+    () => (latest.currentData ? cleanAnalysis(latest.currentData) : null),
+    [latest.currentData],
+  );
+  const history = useMemo(() => earlier.currentData?.map(cleanAnalysis) ?? null, [earlier.currentData]);
+  const state = latestShown
+    ? {
+        status: 'ready' as const,
+        latestId: latestShown.id,
+        shown: history?.find((item) => item.id === selectedId) ?? latestShown,
+      }
+    : latest.isError
+      ? { status: 'error' as const, message: analysisErrorMessage(latest.error) }
+      : { status: 'loading' as const };
 
   async function rerun() {
-    setRunning(true);
     setRunError(null);
     try {
-      const { data } = await runAnalysis(imageId);
-      const shown = cleanAnalysis(data);
-      setState({ status: 'ready', shown, latestId: shown.id });
-      await loadHistory();
+      await run(imageId).unwrap();
+      setSelectedId(null);
     } catch (error) {
       setRunError(analysisErrorMessage(error));
-    } finally {
-      setRunning(false);
     }
   }
 
@@ -151,7 +127,7 @@ export function AnalysisScreen({ imageId }: { imageId: string }) {
               items={history}
               selectedId={ready.shown.id}
               display={display}
-              onSelect={(shown) => setState({ ...ready, shown })}
+              onSelect={(shown) => setSelectedId(shown.id)}
             />
           )}
         </>

@@ -5,7 +5,10 @@ import { DEFAULT_DISPLAY, type DisplaySettings } from '../api/analysis';
 
 export { formatConfidence } from '@medshare/contracts/analysis-text';
 
-/** A time in the configured locale and time zone; the DESIGN defaults when those are unusable. */
+/**
+ * A time in the configured locale and time zone; the defaults of `docs/architecture.md` › Settings when those
+ * are unusable.
+ */
 export function formatAnalysisTime(iso: string, display: DisplaySettings): string {
   const date = new Date(iso);
   if (Number.isNaN(date.getTime())) return iso;
@@ -52,7 +55,7 @@ export const ANALYSIS_ERRORS = {
   provider: 'The analysis provider returned an unusable answer. Nothing was stored; try again.',
 } as const;
 
-/** What the screen says when a call fails: 404 in the spec's words, else the server's own text. */
+/** What the screen says when a call fails: 404 in the product's words, else the server's own text. */
 export function analysisErrorMessage(error: unknown): string {
   if (!(error instanceof ApiError)) return ANALYSIS_ERRORS.failed;
   if (error.status === 404) return ANALYSIS_ERRORS.notFound;

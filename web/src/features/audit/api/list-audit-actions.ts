@@ -1,7 +1,15 @@
 import { ApiPaths } from '@medshare/contracts/paths';
-import { api } from '../../../lib/api-client';
+import { apiSlice, dataOf } from '../../../lib/api-slice';
 
-/** Distinct action types for the filter (the caller's own for a provider). */
-export function listAuditActions(signal?: AbortSignal) {
-  return api.get<string[]>(`${ApiPaths.auditLogs.replace(/\/logs$/, '')}/actions`, { signal });
-}
+const auditActionsApi = apiSlice.injectEndpoints({
+  endpoints: (build) => ({
+    /** Distinct action types for the filter (the caller's own for a provider). */
+    listAuditActions: build.query<string[], void>({
+      query: () => ({ url: `${ApiPaths.auditLogs.replace(/\/logs$/, '')}/actions` }),
+      transformResponse: dataOf<string[]>,
+      providesTags: ['AuditActions'],
+    }),
+  }),
+});
+
+export const { useListAuditActionsQuery } = auditActionsApi;

@@ -1,31 +1,45 @@
 import { ApiPaths } from '@medshare/contracts/paths';
-import type { AuditLog, AuditPagination } from '@medshare/contracts';
-import { api } from '../../../lib/api-client';
+import type { AuditCategory, AuditLog, AuditPagination } from '@medshare/contracts';
+import { apiSlice } from '../../../lib/api-slice';
 
 export type AuditQuery = {
   page: number;
   limit: number;
   search?: string;
   action?: string;
+  /** Reads of others' data, refusals (every failure row) or writes. */
+  category?: AuditCategory | '';
   /** Calendar dates (YYYY-MM-DD), read by the server in the display time zone. */
   from?: string;
   to?: string;
 };
 
-/** Newest first; admins read every row, providers only rows they acted in. */
-export async function listAuditLogs(query: AuditQuery, signal?: AbortSignal) {
-  const result = await api.get<AuditLog[]>(ApiPaths.auditLogs, {
-    query: {
-      page: query.page,
-      limit: query.limit,
-      search: query.search || undefined,
-      action: query.action || undefined,
-      from: query.from || undefined,
-      to: query.to || undefined,
-    },
-    signal,
-  });
-  // A proxy or an older server can answer 200 with something else; the table must not break on it.
-  if (!Array.isArray(result.data)) throw new Error('The server sent an unexpected answer.');
-  return { items: result.data, pagination: result.pagination as AuditPagination | undefined };
-}
+/** One page of the trail; `items` is null when a proxy or an older server answered 200 with something else. */
+export type AuditPage = { items: AuditLog[] | null; pagination: AuditPagination | undefined };
+
+const auditLogsApi = apiSlice.injectEndpoints({
+  endpoints: (build) => ({
+    /** Newest first; admins read every row, providers only rows they acted in. */
+    listAuditLogs: build.query<AuditPage, AuditQuery>({
+      query: (query) => ({
+        url: ApiPaths.auditLogs,
+        query: {
+          page: query.page,
+          limit: query.limit,
+          search: query.search || undefined,
+          action: query.action || undefined,
+          category: query.category || undefined,
+          from: query.from || undefined,
+          to: query.to || undefined,
+        },
+      }),
+      transformResponse: (result) => ({
+        items: Array.isArray(result.data) ? (result.data as AuditLog[]) : null,
+        pagination: result.pagination as AuditPagination | undefined,
+      }),
+      providesTags: ['AuditLogs'],
+    }),
+  }),
+});
+
+export const { useListAuditLogsQuery } = auditLogsApi;

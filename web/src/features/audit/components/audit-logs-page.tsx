@@ -15,22 +15,31 @@ import TableRow from '@mui/material/TableRow';
 import TextField from '@mui/material/TextField';
 import Typography from '@mui/material/Typography';
 import { AUDIT_PAGE_SIZES } from '@medshare/contracts/audit';
-import type { AuditLog, AuditPagination } from '@medshare/contracts';
+import type { AuditCategory, AuditLog, AuditPagination } from '@medshare/contracts';
 import { useEffect, useState } from 'react';
 import { ScrollRegion } from '../../../components/ui/scroll-region';
-import { formatDateTime, useDisplaySettings } from '../../../lib/display-settings';
-import { listAuditActions } from '../api/list-audit-actions';
-import { listAuditLogs } from '../api/list-audit-logs';
-import { useDebouncedValue } from '../hooks/use-debounced-value';
+import { formatDateTime } from '../../../lib/display-settings';
+import { usePublicSettings } from '../../../lib/public-settings';
+import { useListAuditActionsQuery } from '../api/list-audit-actions';
+import { useListAuditLogsQuery } from '../api/list-audit-logs';
+import { useDebouncedValue } from '../../../lib/use-debounced-value';
 import { describeAuditError } from '../utils/describe-audit-error';
 
 const COLUMNS = ['Timestamp', 'User', 'Action', 'Table', 'IP Address', 'Reason', 'Status'] as const;
 const SEARCH_DEBOUNCE_MS = 350;
+/** The kinds of row the server filters by (contracts: AuditCategorySchema). */
+const KINDS: ReadonlyArray<{ value: AuditCategory; label: string }> = [
+  { value: 'reads', label: 'Reads of others’ data' },
+  { value: 'refusals', label: 'Refusals and failures' },
+  { value: 'writes', label: 'Changes' },
+];
 export const CAPPED_NOTE = 'Showing the newest 10 000 matches — narrow the filters to reach older entries.';
 
 type Result =
-  | { key: string; status: 'ok'; items: AuditLog[]; pagination: AuditPagination | undefined }
-  | { key: string; status: 'error'; message: string };
+  { status: 'ok'; items: AuditLog[]; pagination: AuditPagination | undefined } | { status: 'error'; message: string };
+
+/** The answer that is not a list of rows: reported as a failure that is not the server's error. */
+const UNEXPECTED = new Error('The server sent an unexpected answer.');
 
 const nowrap = { whiteSpace: 'nowrap', verticalAlign: 'top' } as const;
 const top = { verticalAlign: 'top' } as const;
@@ -46,48 +55,40 @@ function UserCell({ user }: { user: AuditLog['user'] }) {
 }
 
 export function AuditLogsPage() {
-  const display = useDisplaySettings();
+  const display = usePublicSettings();
   const [searchInput, setSearchInput] = useState('');
   const search = useDebouncedValue(searchInput.trim(), SEARCH_DEBOUNCE_MS);
   const [action, setAction] = useState('');
+  const [category, setCategory] = useState<AuditCategory | ''>('');
   const [from, setFrom] = useState('');
   const [to, setTo] = useState('');
   const [limit, setLimit] = useState<number>(AUDIT_PAGE_SIZES[0]);
-  const filterKey = JSON.stringify([search, action, from, to, limit]);
+  const filterKey = JSON.stringify([search, action, category, from, to, limit]);
   // Any change of filters or page size starts again at page 1.
   const [paging, setPaging] = useState({ key: filterKey, page: 1 });
   const page = paging.key === filterKey ? paging.page : 1;
-  const requestKey = `${filterKey}#${page}`;
 
-  const [result, setResult] = useState<Result | null>(null);
-  const [actions, setActions] = useState<string[]>([]);
+  // Without the list the filter offers only 'All actions'; the table reports real failures.
+  const actions = useListAuditActionsQuery().data ?? [];
+  // The rows on screen stay while the next page or filter loads. The trail grows all the time:
+  // every page or filter is read again, never taken from the cache.
+  const logs = useListAuditLogsQuery(
+    { page, limit, search, action, category, from, to },
+    { refetchOnMountOrArgChange: true },
+  );
+  const failure = logs.isError ? logs.error : logs.currentData?.items === null ? UNEXPECTED : null;
+  let result: Result | null = null;
+  if (failure) result = { status: 'error', message: describeAuditError(failure) };
+  else if (logs.data?.items) result = { status: 'ok', items: logs.data.items, pagination: logs.data.pagination };
 
   useEffect(() => {
-    const controller = new AbortController();
-    listAuditActions(controller.signal)
-      .then((r) => setActions(r.data))
-      .catch(() => {
-        // Without the list the filter offers only 'All actions'; the table reports real failures.
-      });
-    return () => controller.abort();
-  }, []);
+    if (failure) console.error('Failed to fetch audit logs', failure);
+  }, [failure]);
 
-  useEffect(() => {
-    const controller = new AbortController();
-    listAuditLogs({ page, limit, search, action, from, to }, controller.signal)
-      .then(({ items, pagination }) => setResult({ key: requestKey, status: 'ok', items, pagination }))
-      .catch((error: unknown) => {
-        if (error instanceof DOMException && error.name === 'AbortError') return;
-        console.error('Failed to fetch audit logs', error);
-        setResult({ key: requestKey, status: 'error', message: describeAuditError(error) });
-      });
-    return () => controller.abort();
-  }, [search, action, from, to, limit, page, requestKey]);
-
-  const loading = result?.key !== requestKey;
+  const loading = logs.isFetching;
   const pagination = result?.status === 'ok' ? result.pagination : undefined;
   const total = pagination?.totalItems ?? 0;
-  const filtered = Boolean(search || action || from || to);
+  const filtered = Boolean(search || action || category || from || to);
 
   return (
     <>
@@ -98,7 +99,7 @@ export function AuditLogsPage() {
           sx={{
             display: 'grid',
             gap: 2,
-            gridTemplateColumns: { xs: '1fr', sm: '1fr 1fr', lg: '1.6fr 1.3fr 1.1fr 1.1fr auto' },
+            gridTemplateColumns: { xs: '1fr', sm: '1fr 1fr', lg: '1.5fr 1.2fr 1.2fr 1fr 1fr auto' },
             alignItems: 'start',
           }}
         >
@@ -137,6 +138,21 @@ export function AuditLogsPage() {
           </TextField>
           <TextField
             size="small"
+            select
+            label="Kind"
+            value={category}
+            onChange={(e) => setCategory(e.target.value as AuditCategory | '')}
+            slotProps={{ select: { native: true }, inputLabel: { shrink: true } }}
+          >
+            <option value="">All kinds</option>
+            {KINDS.map((k) => (
+              <option key={k.value} value={k.value}>
+                {k.label}
+              </option>
+            ))}
+          </TextField>
+          <TextField
+            size="small"
             type="date"
             label="From"
             value={from}
@@ -157,6 +173,7 @@ export function AuditLogsPage() {
             onClick={() => {
               setSearchInput('');
               setAction('');
+              setCategory('');
               setFrom('');
               setTo('');
             }}

@@ -1,8 +1,9 @@
 import { ApiError } from '../../../lib/api-client';
 
 /**
- * Spec §8: a failed audit read shows in the table as 'Error data: …' when the server answered
- * with an error, 'Error request: …' when no answer came, and 'Error message: …' otherwise.
+ * `docs/product.md` › Messages and errors: a failed audit read shows in the table as 'Error data:
+ * …' when the server answered with an error, 'Error request: …' when no answer came, and 'Error
+ * message: …' otherwise.
  */
 export function describeAuditError(error: unknown): string {
   if (error instanceof ApiError && error.status > 0) {

@@ -1,17 +1,20 @@
 import { ApiPaths } from '@medshare/contracts/paths';
 import type { ConfirmBody, ConfirmResponseData, SessionData } from '@medshare/contracts';
-import { api } from '../../../lib/api-client';
-import { useMutation } from '../../../lib/use-mutation';
+import type { ApiResult } from '../../../lib/api-client';
+import { apiSlice } from '../../../lib/api-slice';
 
-/** Confirms an e-mailed code: after registration, or as the second step of a login. */
-export function confirmCode(body: ConfirmBody) {
-  return api.post<ConfirmResponseData>(ApiPaths.confirm, body, { auth: false });
-}
+const confirmApi = apiSlice.injectEndpoints({
+  endpoints: (build) => ({
+    /** Confirms an e-mailed code: after registration, or as the second step of a login. */
+    confirmCode: build.mutation<ApiResult<ConfirmResponseData>, ConfirmBody>({
+      query: (body) => ({ url: ApiPaths.confirm, method: 'POST', body, auth: false }),
+      transformResponse: (result: ApiResult<unknown>) => result as ApiResult<ConfirmResponseData>,
+    }),
+  }),
+});
+
+export const { useConfirmCodeMutation } = confirmApi;
 
 export function isSession(data: ConfirmResponseData): data is SessionData {
   return 'token' in data;
-}
-
-export function useConfirmCode() {
-  return useMutation(confirmCode);
 }

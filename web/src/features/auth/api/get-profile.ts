@@ -1,7 +1,16 @@
 import { ApiPaths } from '@medshare/contracts/paths';
 import type { User } from '@medshare/contracts';
-import { api } from '../../../lib/api-client';
+import { apiSlice, dataOf } from '../../../lib/api-slice';
 
-export function getProfile(signal?: AbortSignal) {
-  return api.get<User>(ApiPaths.profile, { signal });
-}
+const getProfileApi = apiSlice.injectEndpoints({
+  endpoints: (build) => ({
+    /** The signed-in user as the server has them now; an edit to this user's row refetches it. */
+    getProfile: build.query<User, void>({
+      query: () => ({ url: ApiPaths.profile }),
+      transformResponse: dataOf<User>,
+      providesTags: (result) => (result ? [{ type: 'User', id: result.id }] : []),
+    }),
+  }),
+});
+
+export const { useGetProfileQuery } = getProfileApi;

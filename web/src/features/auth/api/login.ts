@@ -1,16 +1,19 @@
 import { ApiPaths } from '@medshare/contracts/paths';
 import type { LoginBody, LoginResponseDataSchema } from '@medshare/contracts';
 import type { z } from 'zod';
-import { api } from '../../../lib/api-client';
-import { useMutation } from '../../../lib/use-mutation';
+import type { ApiResult } from '../../../lib/api-client';
+import { apiSlice } from '../../../lib/api-slice';
 
 export type LoginResponseData = z.infer<typeof LoginResponseDataSchema>;
 
-/** Step one of the two-factor sign-in: checks the password and has a code e-mailed. */
-export function login(body: LoginBody) {
-  return api.post<LoginResponseData>(ApiPaths.login, body, { auth: false });
-}
+const loginApi = apiSlice.injectEndpoints({
+  endpoints: (build) => ({
+    /** Step one of the two-factor sign-in: checks the password and has a code e-mailed. */
+    login: build.mutation<ApiResult<LoginResponseData>, LoginBody>({
+      query: (body) => ({ url: ApiPaths.login, method: 'POST', body, auth: false }),
+      transformResponse: (result: ApiResult<unknown>) => result as ApiResult<LoginResponseData>,
+    }),
+  }),
+});
 
-export function useLogin() {
-  return useMutation(login);
-}
+export const { useLoginMutation } = loginApi;

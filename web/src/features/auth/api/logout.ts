@@ -1,12 +1,15 @@
 import { ApiPaths } from '@medshare/contracts/paths';
-import { api } from '../../../lib/api-client';
-import { useMutation } from '../../../lib/use-mutation';
+import type { ApiResult } from '../../../lib/api-client';
+import { apiSlice } from '../../../lib/api-slice';
 
-export function logout() {
-  // The logout flow clears the session and navigates itself, even when the token already died.
-  return api.post<null>(ApiPaths.logout, undefined, { handleSessionExpiry: false });
-}
+const logoutApi = apiSlice.injectEndpoints({
+  endpoints: (build) => ({
+    /** Ends the session on the server. The logout flow clears it locally and navigates itself, even when the token already died. */
+    logout: build.mutation<ApiResult<null>, void>({
+      query: () => ({ url: ApiPaths.logout, method: 'POST', handleSessionExpiry: false }),
+      transformResponse: (result: ApiResult<unknown>) => result as ApiResult<null>,
+    }),
+  }),
+});
 
-export function useLogoutRequest() {
-  return useMutation(logout);
-}
+export const { useLogoutMutation } = logoutApi;

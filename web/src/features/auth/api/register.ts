@@ -1,15 +1,18 @@
 import { ApiPaths } from '@medshare/contracts/paths';
 import type { RegisterBody, RegisterResponseDataSchema } from '@medshare/contracts';
 import type { z } from 'zod';
-import { api } from '../../../lib/api-client';
-import { useMutation } from '../../../lib/use-mutation';
+import type { ApiResult } from '../../../lib/api-client';
+import { apiSlice } from '../../../lib/api-slice';
 
 export type RegisterResponseData = z.infer<typeof RegisterResponseDataSchema>;
 
-export function register(body: RegisterBody) {
-  return api.post<RegisterResponseData>(ApiPaths.register, body, { auth: false });
-}
+const registerApi = apiSlice.injectEndpoints({
+  endpoints: (build) => ({
+    register: build.mutation<ApiResult<RegisterResponseData>, RegisterBody>({
+      query: (body) => ({ url: ApiPaths.register, method: 'POST', body, auth: false }),
+      transformResponse: (result: ApiResult<unknown>) => result as ApiResult<RegisterResponseData>,
+    }),
+  }),
+});
 
-export function useRegister() {
-  return useMutation(register);
-}
+export const { useRegisterMutation } = registerApi;

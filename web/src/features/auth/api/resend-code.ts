@@ -1,13 +1,16 @@
 import { ApiPaths } from '@medshare/contracts/paths';
 import type { ResendCodeBodySchema } from '@medshare/contracts';
 import type { z } from 'zod';
-import { api } from '../../../lib/api-client';
-import { useMutation } from '../../../lib/use-mutation';
+import type { ApiResult } from '../../../lib/api-client';
+import { apiSlice } from '../../../lib/api-slice';
 
-export function resendCode(body: z.input<typeof ResendCodeBodySchema>) {
-  return api.post<null>(ApiPaths.resendCode, body, { auth: false });
-}
+const resendCodeApi = apiSlice.injectEndpoints({
+  endpoints: (build) => ({
+    resendCode: build.mutation<ApiResult<null>, z.input<typeof ResendCodeBodySchema>>({
+      query: (body) => ({ url: ApiPaths.resendCode, method: 'POST', body, auth: false }),
+      transformResponse: (result: ApiResult<unknown>) => result as ApiResult<null>,
+    }),
+  }),
+});
 
-export function useResendCode() {
-  return useMutation(resendCode);
-}
+export const { useResendCodeMutation } = resendCodeApi;

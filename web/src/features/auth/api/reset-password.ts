@@ -1,13 +1,16 @@
 import { ApiPaths } from '@medshare/contracts/paths';
 import type { ResetPasswordBody } from '@medshare/contracts';
-import { api } from '../../../lib/api-client';
-import { useMutation } from '../../../lib/use-mutation';
+import type { ApiResult } from '../../../lib/api-client';
+import { apiSlice } from '../../../lib/api-slice';
 
-/** Either the e-mailed code ({email, otp, newPassword}) or the e-mailed link ({token, password}). */
-export function resetPassword(body: ResetPasswordBody) {
-  return api.post<null>(ApiPaths.resetPassword, body, { auth: false });
-}
+const resetPasswordApi = apiSlice.injectEndpoints({
+  endpoints: (build) => ({
+    /** Either the e-mailed code ({email, otp, newPassword}) or the e-mailed link ({token, password}). */
+    resetPassword: build.mutation<ApiResult<null>, ResetPasswordBody>({
+      query: (body) => ({ url: ApiPaths.resetPassword, method: 'POST', body, auth: false }),
+      transformResponse: (result: ApiResult<unknown>) => result as ApiResult<null>,
+    }),
+  }),
+});
 
-export function useResetPassword() {
-  return useMutation(resetPassword);
-}
+export const { useResetPasswordMutation } = resetPasswordApi;

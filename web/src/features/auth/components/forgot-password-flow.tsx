@@ -6,16 +6,24 @@ import Link from '@mui/material/Link';
 import Stack from '@mui/material/Stack';
 import TextField from '@mui/material/TextField';
 import Typography from '@mui/material/Typography';
-import { CODE_LENGTH, PASSWORD_MIN } from '@medshare/contracts/constants';
+import { CODE_LENGTH } from '@medshare/contracts/constants';
 import { useState, type FormEvent } from 'react';
 import { Link as RouterLink } from 'react-router';
 import { emptyOtp, OtpInput } from '../../../components/form/otp-input';
 import { PasswordField } from '../../../components/form/password-field';
+import {
+  PASSWORD_REFUSED,
+  PasswordRules,
+  passwordRulesSummaryId,
+  usePasswordCheck,
+} from '../../../components/form/password-rules';
 import { AuthLayout } from '../../../components/layout/auth-layout';
 import { paths } from '../../../config/paths';
-import { toast, toastApiError } from '../../../lib/notify';
-import { useForgotPassword } from '../api/forgot-password';
-import { useResetPassword } from '../api/reset-password';
+import { ApiError } from '../../../lib/api-client';
+import { fieldErrorInline } from '../../../lib/error-text';
+import { dismissErrorToasts, toast, toastApiError } from '../../../lib/notify';
+import { useForgotPasswordMutation } from '../api/forgot-password';
+import { useResetPasswordMutation } from '../api/reset-password';
 import { isPlausibleEmail } from '../utils/is-plausible-email';
 
 type Stage = 1 | 2 | 3;
@@ -36,8 +44,11 @@ export function ForgotPasswordFlow() {
   const [digits, setDigits] = useState(() => emptyOtp(CODE_LENGTH));
   const [newPassword, setNewPassword] = useState('');
   const [confirmPassword, setConfirmPassword] = useState('');
-  const forgot = useForgotPassword();
-  const reset = useResetPassword();
+  const [passwordError, setPasswordError] = useState('');
+  // The username is not known here; the server checks that part of the e-mail/username rule.
+  const check = usePasswordCheck(newPassword, { email: email.trim() });
+  const [forgotPassword, { isLoading: sending }] = useForgotPasswordMutation();
+  const [resetPassword, { isLoading: resetting }] = useResetPasswordMutation();
 
   async function sendCode(event?: FormEvent<HTMLFormElement>) {
     event?.preventDefault();
@@ -46,7 +57,7 @@ export function ForgotPasswordFlow() {
       return;
     }
     try {
-      const result = await forgot.mutate({ email: email.trim() });
+      const result = await forgotPassword({ email: email.trim() }).unwrap();
       toast.success('Reset code sent successfully!');
       setSentNote(result.message ?? '');
       setDigits(emptyOtp(CODE_LENGTH));
@@ -67,16 +78,23 @@ export function ForgotPasswordFlow() {
       toast.error('Password fields cannot be empty.');
       return;
     }
+    if (check.refused) {
+      setPasswordError(PASSWORD_REFUSED);
+      return;
+    }
     if (newPassword !== confirmPassword) {
       toast.error('Passwords do not match!');
       return;
     }
     try {
-      const result = await reset.mutate({ email: email.trim(), otp, newPassword });
+      const result = await resetPassword({ email: email.trim(), otp, newPassword }).unwrap();
       toast.success(result.message ?? 'Password reset successfully!');
       setStage(3);
     } catch (error) {
       toastApiError(error, 'Something went wrong in handleResetPassword');
+      // The server has the last word on the rules (the e-mail/username one is only checkable there).
+      const refusal = error instanceof ApiError ? error.errors.find((item) => item.field === 'newPassword') : undefined;
+      if (refusal) setPasswordError(fieldErrorInline(refusal));
     }
   }
 
@@ -103,8 +121,8 @@ export function ForgotPasswordFlow() {
               value={email}
               onChange={(event) => setEmail(event.target.value)}
             />
-            <Button type="submit" variant="contained" size="large" startIcon={<SendIcon />} disabled={forgot.isPending}>
-              {forgot.isPending ? 'Sending…' : 'Send Code'}
+            <Button type="submit" variant="contained" size="large" startIcon={<SendIcon />} disabled={sending}>
+              {sending ? 'Sending…' : 'Send Code'}
             </Button>
           </Stack>
         </Box>
@@ -124,9 +142,17 @@ export function ForgotPasswordFlow() {
               autoComplete="new-password"
               required
               value={newPassword}
-              onChange={(event) => setNewPassword(event.target.value)}
-              helperText={`At least ${PASSWORD_MIN} characters.`}
+              onChange={(event) => {
+                setNewPassword(event.target.value);
+                // A refusal's toast is stale once the password is being changed.
+                if (passwordError) dismissErrorToasts();
+                setPasswordError('');
+              }}
+              error={Boolean(passwordError)}
+              helperText={passwordError || undefined}
+              describedBy={passwordRulesSummaryId('new-password-rules')}
             />
+            <PasswordRules check={check} id="new-password-rules" />
             <PasswordField
               label="Confirm new password"
               name="confirmPassword"
@@ -135,15 +161,15 @@ export function ForgotPasswordFlow() {
               value={confirmPassword}
               onChange={(event) => setConfirmPassword(event.target.value)}
             />
-            <Button type="submit" variant="contained" size="large" disabled={reset.isPending}>
-              {reset.isPending ? 'Resetting…' : 'Reset Password'}
+            <Button type="submit" variant="contained" size="large" disabled={resetting}>
+              {resetting ? 'Resetting…' : 'Reset Password'}
             </Button>
           </Stack>
           <Box sx={{ display: 'flex', justifyContent: 'space-between', mt: 2.5, flexWrap: 'wrap', gap: 1 }}>
             <Link component="button" type="button" onClick={() => setStage(1)}>
               Use another e-mail
             </Link>
-            <Link component="button" type="button" onClick={() => void sendCode()} disabled={forgot.isPending}>
+            <Link component="button" type="button" onClick={() => void sendCode()} disabled={sending}>
               Send a new code
             </Link>
           </Box>

@@ -8,13 +8,13 @@ import TextField from '@mui/material/TextField';
 import Typography from '@mui/material/Typography';
 import { AuthMessages } from '@medshare/contracts/constants';
 import { useEffect, useState, type FormEvent } from 'react';
-import { Link as RouterLink } from 'react-router';
+import { Link as RouterLink, useLocation } from 'react-router';
 import { PasswordField } from '../../../components/form/password-field';
 import { AuthLayout } from '../../../components/layout/auth-layout';
 import { REDIRECT_AFTER_LOGIN_MS, SESSION_ENDED_KEY } from '../../../config/constants';
 import { paths } from '../../../config/paths';
 import { messageOf, toast, UNDER_REVIEW_TOAST_ID } from '../../../lib/notify';
-import { useLogin } from '../api/login';
+import { useLoginMutation } from '../api/login';
 import { useDelayedNavigate } from '../hooks/use-delayed-navigate';
 import { rememberEmail } from '../utils/remembered-email';
 
@@ -31,10 +31,14 @@ function sessionEndedFlag(action: 'read' | 'clear'): boolean {
 export function LoginForm() {
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
-  const [underReview, setUnderReview] = useState(false);
+  const location = useLocation();
+  // The code step sends a pending provider here: the review notice comes only after the code.
+  const [underReview, setUnderReview] = useState(
+    () => (location.state as { underReview?: boolean } | null)?.underReview === true,
+  );
   const [sessionEnded] = useState(() => sessionEndedFlag('read'));
   const [redirecting, setRedirecting] = useState(false);
-  const { mutate, isPending } = useLogin();
+  const [login, { isLoading: isPending }] = useLoginMutation();
   const navigateLater = useDelayedNavigate();
 
   useEffect(() => {
@@ -45,7 +49,7 @@ export function LoginForm() {
     event.preventDefault();
     setUnderReview(false);
     try {
-      const result = await mutate({ email: email.trim(), password });
+      const result = await login({ email: email.trim(), password }).unwrap();
       rememberEmail(result.data.email || email.trim());
       toast.success(result.message ?? AuthMessages.codeSent);
       setRedirecting(true);

@@ -81,8 +81,9 @@ export const stepOfField: Record<string, number> = {
 };
 
 /**
- * The spec's payload: active=true (the server ignores it), no confirmPassword, and only the
- * medical fields the chosen role was shown, so switching role never sends stale answers.
+ * The register payload of `docs/product.md` › Calls: active=true (the server ignores it), no
+ * confirmPassword, and only the medical fields the chosen role was shown, so switching role never
+ * sends stale answers.
  */
 export function toRegisterBody(form: RegisterFormState, role: RegisterRole): RegisterBody {
   const t = (value: string) => value.trim();

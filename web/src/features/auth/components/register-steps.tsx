@@ -6,9 +6,9 @@ import MenuItem from '@mui/material/MenuItem';
 import Radio from '@mui/material/Radio';
 import TextField, { type TextFieldProps } from '@mui/material/TextField';
 import Typography from '@mui/material/Typography';
-import { PASSWORD_MIN } from '@medshare/contracts/constants';
 import type { ReactNode } from 'react';
 import { PasswordField } from '../../../components/form/password-field';
+import { PasswordRules, passwordRulesSummaryId, type PasswordCheck } from '../../../components/form/password-rules';
 import type { RegisterFormState, RegisterRole } from './register-form-state';
 
 type StepProps = {
@@ -192,7 +192,7 @@ export function MedicalStep(step: StepProps) {
   );
 }
 
-export function SecurityStep(step: StepProps) {
+export function SecurityStep({ passwordCheck, ...step }: StepProps & { passwordCheck: PasswordCheck }) {
   const passwordError = step.errors.password;
   const confirmError = step.errors.confirmPassword;
   return (
@@ -207,8 +207,13 @@ export function SecurityStep(step: StepProps) {
         value={step.form.password}
         onChange={(event) => step.onField('password', event.target.value)}
         error={Boolean(passwordError)}
-        helperText={passwordError ?? `At least ${PASSWORD_MIN} characters; avoid common passwords.`}
+        helperText={passwordError}
+        describedBy={passwordRulesSummaryId('password-rules')}
       />
+      {/* Read right after the password; shown under both fields on wider screens. */}
+      <Box sx={{ gridColumn: '1 / -1', order: { sm: 1 } }}>
+        <PasswordRules check={passwordCheck} id="password-rules" />
+      </Box>
       <PasswordField
         name="confirmPassword"
         label="Confirm password"

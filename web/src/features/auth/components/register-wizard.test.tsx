@@ -1,7 +1,11 @@
+import { ApiPaths, type RegisterBody, type RegisterResponseDataSchema } from '@medshare/contracts';
 import { screen, waitFor } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import { describe, expect, it, vi } from 'vitest';
-import { jsonResponse, makeUser, renderWithProviders } from '../../../testing/test-utils';
+import { describe, expect, it } from 'vitest';
+import type { z } from 'zod';
+import { api, failure, ok } from '../../../testing/handlers';
+import { recordRequests, server } from '../../../testing/server';
+import { makeUser, renderWithProviders } from '../../../testing/test-utils';
 import { RegisterWizard } from './register-wizard';
 
 describe('RegisterWizard', () => {
@@ -29,25 +33,23 @@ describe('RegisterWizard', () => {
   });
 
   it('does not submit when Next brings up the last step', async () => {
-    const fetchMock = vi.fn<typeof fetch>();
-    vi.stubGlobal('fetch', fetchMock);
+    const requests = recordRequests();
     const user = userEvent.setup();
     renderWithProviders(<RegisterWizard />, '/register');
     await user.click(screen.getByRole('radio', { name: /Patient/ }));
     for (let step = 0; step < 3; step += 1) await user.click(screen.getByRole('button', { name: 'Next' }));
     expect(screen.getByLabelText(/Username/)).toBeInTheDocument();
-    expect(fetchMock).not.toHaveBeenCalled();
+    expect(requests).toEqual([]);
   });
 
-  it('sends the spec payload with active=true and without confirmPassword', async () => {
-    const fetchMock = vi.fn<typeof fetch>().mockResolvedValue(
-      jsonResponse(201, {
-        success: true,
-        message: 'Registration successful!',
-        data: { user: makeUser(), pending: false },
+  it('sends the register payload of docs/product.md › Calls with active=true and without confirmPassword', async () => {
+    const bodies: RegisterBody[] = [];
+    server.use(
+      api.post<z.infer<typeof RegisterResponseDataSchema>, RegisterBody>(ApiPaths.register, async ({ request }) => {
+        bodies.push(await request.json());
+        return ok({ user: makeUser(), pending: false }, 'Registration successful!', 201);
       }),
     );
-    vi.stubGlobal('fetch', fetchMock);
     const user = userEvent.setup();
     renderWithProviders(<RegisterWizard />, '/register');
 
@@ -64,10 +66,8 @@ describe('RegisterWizard', () => {
     await user.type(screen.getByLabelText(/^Confirm password/), 'correct horse battery');
     await user.click(screen.getByRole('button', { name: 'Register' }));
 
-    await waitFor(() => expect(fetchMock).toHaveBeenCalledTimes(1));
-    const [url, init] = fetchMock.mock.calls[0]!;
-    expect(url).toBe('/api/auth/register');
-    const body = JSON.parse(String(init?.body)) as Record<string, unknown>;
+    await waitFor(() => expect(bodies).toHaveLength(1));
+    const body = bodies[0];
     expect(body).toMatchObject({
       role: 'patient',
       active: true,
@@ -82,5 +82,35 @@ describe('RegisterWizard', () => {
     expect(body).not.toHaveProperty('licensenumber');
     expect(await screen.findByText(/We have e-mailed you a 6-digit code/)).toBeInTheDocument();
     expect(window.localStorage.getItem('userEmail')).toBe('amina@example.test');
+  });
+
+  it("shows a refused field under its input in words, never zod's text, on the step that holds it", async () => {
+    server.use(
+      api.post(ApiPaths.register, () =>
+        failure(400, 'Validation failed', {
+          code: 'validation_failed',
+          errors: [
+            { field: 'firstname', code: 'too_big', message: 'Too big: expected string to have <=50 characters' },
+          ],
+        }),
+      ),
+    );
+    const user = userEvent.setup();
+    renderWithProviders(<RegisterWizard />, '/register');
+    await user.click(screen.getByRole('radio', { name: /Patient/ }));
+    await user.click(screen.getByRole('button', { name: 'Next' }));
+    await user.type(screen.getByLabelText(/First name/), 'Amina');
+    await user.type(screen.getByLabelText(/Last name/), 'Khan');
+    for (let step = 0; step < 2; step += 1) await user.click(screen.getByRole('button', { name: 'Next' }));
+    await user.type(screen.getByLabelText(/Username/), 'akhan');
+    await user.type(screen.getByLabelText(/^Email/), 'amina@example.test');
+    await user.type(screen.getByLabelText(/^Password/), 'correct horse battery');
+    await user.type(screen.getByLabelText(/^Confirm password/), 'correct horse battery');
+    await user.click(screen.getByRole('button', { name: 'Register' }));
+
+    // Back on the step with First name, the line under it is a sentence.
+    const firstName = await screen.findByLabelText(/First name/);
+    expect(firstName).toHaveAccessibleDescription('First name is too long.');
+    expect(screen.queryByText(/Too big|<=50/)).not.toBeInTheDocument();
   });
 });

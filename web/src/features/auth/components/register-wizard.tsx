@@ -13,12 +13,14 @@ import Typography from '@mui/material/Typography';
 import { AuthMessages } from '@medshare/contracts/constants';
 import { useState, type FormEvent } from 'react';
 import { Link as RouterLink } from 'react-router';
+import { PASSWORD_REFUSED, usePasswordCheck } from '../../../components/form/password-rules';
 import { AuthLayout } from '../../../components/layout/auth-layout';
 import { REDIRECT_AFTER_REGISTER_MS } from '../../../config/constants';
 import { paths } from '../../../config/paths';
 import { ApiError } from '../../../lib/api-client';
-import { toast, toastApiError, UNDER_REVIEW_TOAST_ID } from '../../../lib/notify';
-import { useRegister } from '../api/register';
+import { fieldErrorInline } from '../../../lib/error-text';
+import { dismissErrorToasts, toast, toastApiError, UNDER_REVIEW_TOAST_ID } from '../../../lib/notify';
+import { useRegisterMutation } from '../api/register';
 import { useDelayedNavigate } from '../hooks/use-delayed-navigate';
 import { rememberEmail } from '../utils/remembered-email';
 import { STEPS, emptyRegisterForm, stepOfField, toRegisterBody, type RegisterFormState } from './register-form-state';
@@ -31,12 +33,16 @@ export function RegisterWizard() {
   const [form, setForm] = useState<RegisterFormState>(emptyRegisterForm);
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [outcome, setOutcome] = useState<Outcome>(null);
-  const { mutate, isPending } = useRegister();
+  const [register, { isLoading: isPending }] = useRegisterMutation();
   const navigateLater = useDelayedNavigate();
   const lastStep = STEPS.length - 1;
+  // Started on the first step, so the rules' dictionary is there by the time the user reaches the password.
+  const passwordCheck = usePasswordCheck(form.password, { email: form.email.trim(), username: form.username.trim() });
 
   function onField<K extends keyof RegisterFormState>(name: K, value: RegisterFormState[K]) {
     setForm((current) => ({ ...current, [name]: value }));
+    // The field's error is shown under it; the toast that said the same is stale once it is edited.
+    if (name in errors) dismissErrorToasts();
     setErrors((current) => {
       if (!(name in current)) return current;
       const { [name]: _dropped, ...rest } = current;
@@ -57,13 +63,17 @@ export function RegisterWizard() {
       setActiveStep(0);
       return;
     }
+    if (passwordCheck.refused) {
+      setErrors((current) => ({ ...current, password: PASSWORD_REFUSED }));
+      return;
+    }
     if (form.password !== form.confirmPassword) {
       setErrors((current) => ({ ...current, confirmPassword: 'Passwords do not match!' }));
       toast.error('Passwords do not match!');
       return;
     }
     try {
-      const result = await mutate(toRegisterBody(form, form.role));
+      const result = await register(toRegisterBody(form, form.role)).unwrap();
       const pending = result.data.pending || form.role === 'healthProvider';
       rememberEmail(result.data.user.email);
       // For a provider the server's message may be the review notice itself, shown just below.
@@ -78,7 +88,7 @@ export function RegisterWizard() {
     } catch (error) {
       toastApiError(error, 'An error occurred. Please try again.');
       if (error instanceof ApiError && error.errors.length > 0) {
-        const fieldErrors = Object.fromEntries(error.errors.map((item) => [item.field, item.message]));
+        const fieldErrors = Object.fromEntries(error.errors.map((item) => [item.field, fieldErrorInline(item)]));
         setErrors(fieldErrors);
         const steps = error.errors.map((item) => stepOfField[item.field]).filter((s) => s !== undefined);
         if (steps.length > 0) setActiveStep(Math.min(...steps));
@@ -144,7 +154,7 @@ export function RegisterWizard() {
         {activeStep === 0 && <RoleStep {...stepProps} />}
         {activeStep === 1 && <PersonalStep {...stepProps} />}
         {activeStep === 2 && <MedicalStep {...stepProps} />}
-        {activeStep === 3 && <SecurityStep {...stepProps} />}
+        {activeStep === 3 && <SecurityStep {...stepProps} passwordCheck={passwordCheck} />}
         <Box sx={{ display: 'flex', justifyContent: 'space-between', gap: 2, mt: 4 }}>
           <Button
             type="button"

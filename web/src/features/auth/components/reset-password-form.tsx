@@ -4,16 +4,25 @@ import Box from '@mui/material/Box';
 import Button from '@mui/material/Button';
 import Stack from '@mui/material/Stack';
 import Typography from '@mui/material/Typography';
-import { PASSWORD_MIN } from '@medshare/contracts/constants';
 import { useEffect, useState, type FormEvent } from 'react';
 import { Link as RouterLink, useSearchParams } from 'react-router';
 import { PasswordField } from '../../../components/form/password-field';
+import {
+  PASSWORD_REFUSED,
+  PasswordRules,
+  passwordRulesSummaryId,
+  usePasswordCheck,
+} from '../../../components/form/password-rules';
 import { AuthLayout } from '../../../components/layout/auth-layout';
 import { REDIRECT_AFTER_RESET_MS } from '../../../config/constants';
 import { paths } from '../../../config/paths';
-import { toast, toastApiError } from '../../../lib/notify';
-import { useResetPassword } from '../api/reset-password';
+import { ApiError } from '../../../lib/api-client';
+import { fieldErrorInline } from '../../../lib/error-text';
+import { dismissErrorToasts, toast, toastApiError } from '../../../lib/notify';
+import { useResetPasswordMutation } from '../api/reset-password';
 import { useDelayedNavigate } from '../hooks/use-delayed-navigate';
+
+const noIdentity = {};
 
 export function ResetPasswordForm() {
   const [searchParams, setSearchParams] = useSearchParams();
@@ -22,7 +31,10 @@ export function ResetPasswordForm() {
   const [password, setPassword] = useState('');
   const [confirmPassword, setConfirmPassword] = useState('');
   const [done, setDone] = useState(false);
-  const { mutate, isPending } = useResetPassword();
+  const [passwordError, setPasswordError] = useState('');
+  // The link does not say whose account it is, so the e-mail/username rule is left to the server.
+  const check = usePasswordCheck(password, noIdentity);
+  const [resetPassword, { isLoading: isPending }] = useResetPasswordMutation();
   const navigateLater = useDelayedNavigate();
 
   useEffect(() => {
@@ -35,17 +47,24 @@ export function ResetPasswordForm() {
       toast.error('Password fields cannot be empty.');
       return;
     }
+    if (check.refused) {
+      setPasswordError(PASSWORD_REFUSED);
+      return;
+    }
     if (password !== confirmPassword) {
       toast.error('Passwords do not match!');
       return;
     }
     try {
-      const result = await mutate({ token, password });
+      const result = await resetPassword({ token, password }).unwrap();
       toast.success(result.message ?? 'Password reset successfully!');
       setDone(true);
       navigateLater(paths.login, REDIRECT_AFTER_RESET_MS, { replace: true });
     } catch (error) {
       toastApiError(error, 'Password reset failed. The link may have expired; request a new code.');
+      // The server has the last word on the rules (the e-mail/username one is only checkable there).
+      const refusal = error instanceof ApiError ? error.errors.find((item) => item.field === 'password') : undefined;
+      if (refusal) setPasswordError(fieldErrorInline(refusal));
     }
   }
 
@@ -89,9 +108,17 @@ export function ResetPasswordForm() {
             required
             autoFocus
             value={password}
-            onChange={(event) => setPassword(event.target.value)}
-            helperText={`At least ${PASSWORD_MIN} characters.`}
+            onChange={(event) => {
+              setPassword(event.target.value);
+              // A refusal's toast is stale once the password is being changed.
+              if (passwordError) dismissErrorToasts();
+              setPasswordError('');
+            }}
+            error={Boolean(passwordError)}
+            helperText={passwordError || undefined}
+            describedBy={passwordRulesSummaryId('new-password-rules')}
           />
+          <PasswordRules check={check} id="new-password-rules" />
           <PasswordField
             label="Confirm password"
             name="confirmPassword"

@@ -12,13 +12,16 @@ import { useState, type FormEvent } from 'react';
 import { Link as RouterLink, useLocation, useNavigate } from 'react-router';
 import { emptyOtp, OtpInput } from '../../../components/form/otp-input';
 import { AuthLayout } from '../../../components/layout/auth-layout';
+import { canOpenPage } from '../../../components/layout/page-access';
+import { takeReturnPath } from '../../../lib/return-path';
 import { REDIRECT_AFTER_VERIFY_MS, RESEND_COOLDOWN_S } from '../../../config/constants';
 import { paths } from '../../../config/paths';
+import { ApiError } from '../../../lib/api-client';
 import { toast, toastApiError, UNDER_REVIEW_TOAST_ID } from '../../../lib/notify';
 import { setUser } from '../../../lib/session';
 import { persistor, useAppDispatch } from '../../../lib/store';
-import { isSession, useConfirmCode } from '../api/confirm';
-import { useResendCode } from '../api/resend-code';
+import { isSession, useConfirmCodeMutation } from '../api/confirm';
+import { useResendCodeMutation } from '../api/resend-code';
 import { useCooldown } from '../hooks/use-cooldown';
 import { useDelayedNavigate } from '../hooks/use-delayed-navigate';
 import { forgetEmail, recallEmail } from '../utils/remembered-email';
@@ -34,8 +37,8 @@ export function VerifyAccountForm() {
   const [email, setEmail] = useState(rememberedEmail);
   const [digits, setDigits] = useState(() => emptyOtp(CODE_LENGTH));
   const [done, setDone] = useState(false);
-  const confirm = useConfirmCode();
-  const resend = useResendCode();
+  const [confirm, { isLoading: confirming }] = useConfirmCodeMutation();
+  const [resend, { isLoading: resending }] = useResendCodeMutation();
   const cooldown = useCooldown();
   const dispatch = useAppDispatch();
   const navigate = useNavigate();
@@ -49,7 +52,7 @@ export function VerifyAccountForm() {
       return;
     }
     try {
-      const result = await confirm.mutate({ email: email.trim(), code });
+      const result = await confirm({ email: email.trim(), code }).unwrap();
       if (isSession(result.data)) {
         const { token, user } = result.data;
         dispatch(setUser({ user, token }));
@@ -57,7 +60,10 @@ export function VerifyAccountForm() {
         forgetEmail();
         setDone(true);
         toast.success(result.message ?? 'Account verified successfully!');
-        navigateLater(user.role === 'patient' ? paths.viewImages : paths.dashboard, REDIRECT_AFTER_VERIFY_MS, {
+        // Back to the page a link opened before signing in (a share mail's Verify link), else the start page.
+        const back = takeReturnPath();
+        const start = user.role === 'patient' ? paths.viewImages : paths.dashboard;
+        navigateLater(back && canOpenPage(user.role, back.split('?')[0]!) ? back : start, REDIRECT_AFTER_VERIFY_MS, {
           replace: true,
         });
       } else {
@@ -65,10 +71,15 @@ export function VerifyAccountForm() {
           autoClose: 6000,
           toastId: UNDER_REVIEW_TOAST_ID,
         });
-        void navigate(paths.login);
+        void navigate(paths.login, { state: { underReview: true } });
       }
     } catch (error) {
       toastApiError(error, FALLBACK_ERROR);
+      // A locked code ends this sign-in: only the password starts a new one (resend sends nothing).
+      if (error instanceof ApiError && error.message === AuthMessages.signInCodeLocked) {
+        setDone(true);
+        navigateLater(paths.login, REDIRECT_AFTER_VERIFY_MS, { replace: true });
+      }
     }
   }
 
@@ -79,7 +90,7 @@ export function VerifyAccountForm() {
       return;
     }
     try {
-      const result = await resend.mutate({ email: email.trim() });
+      const result = await resend({ email: email.trim() }).unwrap();
       toast.success(result.message ?? AuthMessages.codeSent);
       setDigits(emptyOtp(CODE_LENGTH));
       cooldown.start(RESEND_COOLDOWN_S);
@@ -140,9 +151,9 @@ export function VerifyAccountForm() {
             variant="contained"
             size="large"
             startIcon={<MarkEmailReadIcon />}
-            disabled={confirm.isPending || done}
+            disabled={confirming || done}
           >
-            {confirm.isPending ? 'Verifying…' : 'Verify'}
+            {confirming ? 'Verifying…' : 'Verify'}
           </Button>
         </Stack>
       </Box>
@@ -152,7 +163,7 @@ export function VerifyAccountForm() {
           variant="text"
           size="small"
           onClick={handleResend}
-          disabled={resend.isPending || cooldown.secondsLeft > 0 || done}
+          disabled={resending || cooldown.secondsLeft > 0 || done}
           sx={{ verticalAlign: 'baseline', px: 1, minWidth: 0 }}
         >
           {cooldown.secondsLeft > 0 ? `Resend code (${cooldown.secondsLeft} s)` : 'Resend code'}

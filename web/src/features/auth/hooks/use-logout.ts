@@ -5,17 +5,17 @@ import { ApiError } from '../../../lib/api-client';
 import { toast } from '../../../lib/notify';
 import { clearSession } from '../../../lib/session';
 import { persistor, useAppDispatch } from '../../../lib/store';
-import { useLogoutRequest } from '../api/logout';
+import { useLogoutMutation } from '../api/logout';
 
 /** Logs out on the server, and forgets the session locally whatever the server said. */
 export function useLogout() {
   const dispatch = useAppDispatch();
   const navigate = useNavigate();
-  const { mutate, isPending } = useLogoutRequest();
+  const [logout, { isLoading: isPending }] = useLogoutMutation();
 
   async function logoutAndLeave() {
     try {
-      const result = await mutate();
+      const result = await logout().unwrap();
       toast.success(result.message ?? AuthMessages.loggedOut);
     } catch (error) {
       // A 401 means the server had already ended this session: the user is logged out.

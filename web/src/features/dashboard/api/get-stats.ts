@@ -1,7 +1,16 @@
 import { ApiPaths } from '@medshare/contracts/paths';
 import type { DashboardStats } from '@medshare/contracts';
-import { api } from '../../../lib/api-client';
+import { apiSlice, dataOf } from '../../../lib/api-slice';
 
-export function getStats(signal?: AbortSignal) {
-  return api.get<DashboardStats>(`${ApiPaths.users}/stats`, { signal });
-}
+const statsApi = apiSlice.injectEndpoints({
+  endpoints: (build) => ({
+    /** The stat cards' counts; a share, an upload or a change to an account makes them stale. */
+    getStats: build.query<DashboardStats, void>({
+      query: () => ({ url: `${ApiPaths.users}/stats` }),
+      transformResponse: dataOf<DashboardStats>,
+      providesTags: ['UserStats'],
+    }),
+  }),
+});
+
+export const { useGetStatsQuery } = statsApi;

@@ -1,6 +1,6 @@
 import { ApiPaths } from '@medshare/contracts/paths';
 import type { UserListItem } from '@medshare/contracts';
-import { api } from '../../../lib/api-client';
+import { apiSlice, pageOf } from '../../../lib/api-slice';
 
 export type UsersSort = 'name' | 'email' | 'role' | 'createdAt';
 
@@ -12,10 +12,15 @@ export type ListUsersParams = {
   search?: string;
 };
 
-/** One page of the users table; admins get account state on each row, providers do not. */
-export function listUsers(params: ListUsersParams, signal?: AbortSignal) {
-  return api.get<UserListItem[]>(ApiPaths.users, {
-    signal,
-    query: { ...params, search: params.search || undefined },
-  });
-}
+const listUsersApi = apiSlice.injectEndpoints({
+  endpoints: (build) => ({
+    /** One page of the users table; admins get account state on each row, providers do not. */
+    listUsers: build.query<ReturnType<typeof pageOf<UserListItem>>, ListUsersParams>({
+      query: (params) => ({ url: ApiPaths.users, query: { ...params, search: params.search || undefined } }),
+      transformResponse: pageOf<UserListItem>,
+      providesTags: ['Users'],
+    }),
+  }),
+});
+
+export const { useListUsersQuery } = listUsersApi;

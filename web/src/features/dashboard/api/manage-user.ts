@@ -1,13 +1,26 @@
 import { ApiPaths } from '@medshare/contracts/paths';
 import type { User } from '@medshare/contracts';
-import { api } from '../../../lib/api-client';
+import type { ApiResult } from '../../../lib/api-client';
+import { apiSlice } from '../../../lib/api-slice';
 
-/** Approves a pending provider, or activates / deactivates an account (admin). */
-export function toggleUserStatus(id: string) {
-  return api.put<User>(`${ApiPaths.toggleUserStatus}/${id}`);
-}
+/** What a change to an account moves: every users list, the counts, the admin summary and that profile. */
+const changedAccount = (id: string) => ['Users', 'UserStats', 'AdminSummary', { type: 'User' as const, id }] as const;
 
-/** Soft-deletes an account (admin): personal data scrubbed, sessions ended. */
-export function deleteUser(id: string) {
-  return api.delete<null>(`${ApiPaths.users}/${id}`);
-}
+const manageUserApi = apiSlice.injectEndpoints({
+  endpoints: (build) => ({
+    /** Approves a pending provider, or activates / deactivates an account (admin). */
+    toggleUserStatus: build.mutation<ApiResult<User>, string>({
+      query: (id) => ({ url: `${ApiPaths.toggleUserStatus}/${id}`, method: 'PUT' }),
+      transformResponse: (result) => result as ApiResult<User>,
+      invalidatesTags: (_result, error, id) => (error ? [] : [...changedAccount(id)]),
+    }),
+    /** Soft-deletes an account (admin): personal data scrubbed, sessions ended. */
+    deleteUser: build.mutation<ApiResult<null>, string>({
+      query: (id) => ({ url: `${ApiPaths.users}/${id}`, method: 'DELETE' }),
+      transformResponse: (result) => result as ApiResult<null>,
+      invalidatesTags: (_result, error, id) => (error ? [] : [...changedAccount(id)]),
+    }),
+  }),
+});
+
+export const { useToggleUserStatusMutation, useDeleteUserMutation } = manageUserApi;

@@ -1,10 +1,13 @@
-import type { AdminUserSummary, RoleName, UserSummary } from '@medshare/contracts';
+import type { AdminUserSummary, DashboardStats, RoleName, User, UserSummary } from '@medshare/contracts';
 import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { toast } from '../../../lib/notify';
 import { clearSession, setUser } from '../../../lib/session';
 import { store } from '../../../lib/store';
-import { jsonResponse, makeUser, renderRoutes } from '../../../testing/test-utils';
+import { api, failure, ok, paged } from '../../../testing/handlers';
+import { recordRequests, requestsTo, server } from '../../../testing/server';
+import { makeUser, renderRoutes } from '../../../testing/test-utils';
 import { DashboardPage } from './dashboard-page';
 import { welcomeText } from './welcome-line';
 
@@ -31,37 +34,39 @@ const providerRow = (n: number): UserSummary => {
   return { id, firstname, lastname, email, role, gender };
 };
 
+/** The users list and the stat cards, answered through MSW; returns the requests the page makes. */
 function mockApi(
   rows: Array<AdminUserSummary | UserSummary>,
   totalItems = rows.length,
   usersStatus = 200,
   totalItemsCapped?: boolean,
 ) {
-  const fetchMock = vi.fn<typeof fetch>(async (input) => {
-    const url = new URL(String(input), 'http://localhost');
-    if (url.pathname === '/api/users/stats') return jsonResponse(200, { success: true, data: stats });
-    if (url.pathname === '/api/users') {
-      if (usersStatus !== 200) return jsonResponse(usersStatus, { success: false, message: 'Forbidden' });
+  server.use(
+    api.get<DashboardStats>('/users/stats', () => ok(stats)),
+    api.get<Array<AdminUserSummary | UserSummary>>('/users', ({ request }) => {
+      if (usersStatus !== 200) return failure(usersStatus, 'Forbidden');
+      const url = new URL(request.url);
       const limit = Number(url.searchParams.get('limit'));
-      return jsonResponse(200, {
-        success: true,
-        data: rows.slice(0, limit),
-        pagination: {
-          currentPage: Number(url.searchParams.get('page')),
-          pageSize: limit,
-          totalPages: Math.ceil(totalItems / limit),
-          totalItems,
-          hasPrevPage: false,
-          hasNextPage: totalItems > limit,
-          ...(totalItemsCapped === undefined ? {} : { totalItemsCapped }),
-        },
+      return paged(rows.slice(0, limit), {
+        currentPage: Number(url.searchParams.get('page')),
+        pageSize: limit,
+        totalPages: Math.ceil(totalItems / limit),
+        totalItems,
+        hasPrevPage: false,
+        hasNextPage: totalItems > limit,
+        ...(totalItemsCapped === undefined ? {} : { totalItemsCapped }),
       });
-    }
-    return jsonResponse(404, { success: false, message: 'Not found' });
-  });
-  vi.stubGlobal('fetch', fetchMock);
-  return fetchMock;
+    }),
+  );
+  return recordRequests();
 }
+
+/** Path and query of every users-list read, e.g. '/api/users?page=1&limit=5&…'. */
+const listReads = (requests: Request[]) =>
+  requestsTo(requests, 'GET', '/users').map((r) => {
+    const url = new URL(r.url);
+    return `${url.pathname}${url.search}`;
+  });
 
 function renderAs(role: RoleName) {
   store.dispatch(setUser({ user: makeUser({ role, firstname: 'Sana', lastname: 'Malik' }), token: 'tok' }));
@@ -98,14 +103,14 @@ describe('Dashboard', () => {
   });
 
   it("pages the table 5 rows at a time with 'Rows per page:' and 'from–to of count', offering 5, 10 and 25", async () => {
-    const fetchMock = mockApi(
+    const requests = mockApi(
       Array.from({ length: 12 }, (_, i) => adminRow(i + 1)),
       12,
     );
     renderAs('admin');
     expect(await screen.findByText('1–5 of 12')).toBeInTheDocument();
     expect(screen.getByText('Rows per page:')).toBeInTheDocument();
-    const firstList = fetchMock.mock.calls.map(([u]) => String(u)).find((u) => u.startsWith('/api/users?'));
+    const firstList = listReads(requests)[0];
     expect(firstList).toContain('limit=5');
     expect(firstList).toContain('page=1');
     expect(screen.getAllByRole('row')).toHaveLength(1 + 5);
@@ -119,9 +124,7 @@ describe('Dashboard', () => {
 
     await user.click(screen.getByRole('button', { name: /next page/i }));
     await waitFor(() =>
-      expect(
-        fetchMock.mock.calls.map(([u]) => String(u)).some((u) => u.includes('page=2') && u.includes('limit=10')),
-      ).toBe(true),
+      expect(listReads(requests).some((u) => u.includes('page=2') && u.includes('limit=10'))).toBe(true),
     );
   });
 
@@ -137,14 +140,12 @@ describe('Dashboard', () => {
   });
 
   it('sorts on the server when a column header is clicked', async () => {
-    const fetchMock = mockApi([adminRow(1)]);
+    const requests = mockApi([adminRow(1)]);
     renderAs('admin');
     await screen.findByText('User Number1');
     await userEvent.setup().click(screen.getByRole('button', { name: 'Email' }));
     await waitFor(() =>
-      expect(
-        fetchMock.mock.calls.map(([u]) => String(u)).some((u) => u.includes('sort=email') && u.includes('order=asc')),
-      ).toBe(true),
+      expect(listReads(requests).some((u) => u.includes('sort=email') && u.includes('order=asc'))).toBe(true),
     );
   });
 
@@ -160,6 +161,36 @@ describe('Dashboard', () => {
     expect(screen.getAllByRole('menuitem').map((i) => i.textContent)).toEqual(['View', 'Approve', 'Delete']);
   });
 
+  it('on a phone lists each user with their actions beside the name, and sorts from a select', async () => {
+    vi.stubGlobal(
+      'matchMedia',
+      (query: string) =>
+        ({
+          matches: query.includes('max-width'),
+          media: query,
+          addEventListener: () => {},
+          removeEventListener: () => {},
+          addListener: () => {},
+          removeListener: () => {},
+        }) as unknown as MediaQueryList,
+    );
+    const requests = mockApi([adminRow(1), adminRow(2, { role: 'healthProvider', pending: true, active: false })]);
+    renderAs('admin');
+    const user = userEvent.setup();
+    const item = await screen.findByRole('listitem', { name: 'User Number1' });
+    expect(screen.queryByRole('table')).not.toBeInTheDocument();
+    expect(within(item).getByText('user1@example.test')).toBeInTheDocument();
+    expect(within(screen.getByRole('listitem', { name: 'User Number2' })).getByText('Pending')).toBeInTheDocument();
+    await user.click(within(item).getByRole('button', { name: 'Actions for User Number1' }));
+    expect(screen.getAllByRole('menuitem').map((i) => i.textContent)).toEqual(['View', 'Deactivate', 'Delete']);
+    await user.keyboard('{Escape}');
+    await user.click(screen.getByRole('combobox', { name: 'Sort by' }));
+    await user.click(await screen.findByRole('option', { name: 'Email A–Z' }));
+    await waitFor(() =>
+      expect(listReads(requests).some((u) => u.includes('sort=email') && u.includes('order=asc'))).toBe(true),
+    );
+  });
+
   it('offers a provider only View, which opens the user profile, and no Active column', async () => {
     mockApi([providerRow(1)]);
     renderAs('healthProvider');
@@ -172,15 +203,15 @@ describe('Dashboard', () => {
   });
 
   it('shows a patient the welcome and the cards only: no users table and no error', async () => {
-    const fetchMock = mockApi([], 0, 403);
+    const requests = mockApi([], 0, 403);
     renderAs('patient');
     expect(await within(screen.getByRole('region', { name: 'Total Users' })).findByText('12')).toBeInTheDocument();
     expect(screen.queryByRole('table')).not.toBeInTheDocument();
     expect(screen.queryByRole('alert')).not.toBeInTheDocument();
-    expect(fetchMock.mock.calls.map(([u]) => String(u)).some((u) => u.startsWith('/api/users?'))).toBe(false);
+    expect(listReads(requests).some((u) => u.startsWith('/api/users?'))).toBe(false);
   });
 
-  it('shows the column headers of the spec with a select-all checkbox', async () => {
+  it('shows the column headers of docs/product.md › Dashboard with a select-all checkbox', async () => {
     mockApi([adminRow(1)]);
     renderAs('admin');
     await screen.findByText('User Number1');
@@ -196,5 +227,25 @@ describe('Dashboard', () => {
     await userEvent.setup().click(screen.getByRole('checkbox', { name: 'Select all users on this page' }));
     expect(screen.getByRole('checkbox', { name: 'Select User Number1' })).toBeChecked();
     expect(screen.getByText('1 selected')).toBeInTheDocument();
+  });
+
+  it('Deactivate sends PUT toggleUserStatus/:id and reads the users page and the counts again', async () => {
+    const success = vi.spyOn(toast, 'success');
+    const requests = mockApi([adminRow(1)]);
+    const row = adminRow(1);
+    server.use(
+      api.put<User>(`/users/toggleUserStatus/${row.id}`, () => ok(makeUser({ id: row.id }), 'User deactivated')),
+    );
+    renderAs('admin');
+    const user = userEvent.setup();
+    await user.click(await screen.findByRole('button', { name: 'Actions for User Number1' }));
+    await waitFor(() => expect(requestsTo(requests, 'GET', '/users/stats')).toHaveLength(1));
+    expect(listReads(requests)).toHaveLength(1);
+    await user.click(screen.getByRole('menuitem', { name: 'Deactivate' }));
+
+    await waitFor(() => expect(success).toHaveBeenCalledWith('User deactivated'));
+    expect(requestsTo(requests, 'PUT', `/users/toggleUserStatus/${row.id}`)).toHaveLength(1);
+    await waitFor(() => expect(listReads(requests)).toHaveLength(2));
+    await waitFor(() => expect(requestsTo(requests, 'GET', '/users/stats')).toHaveLength(2));
   });
 });

@@ -8,7 +8,7 @@ export function isAdminRow(row: UserListItem): row is Extract<UserListItem, { ac
 }
 
 /**
- * Spec "Dashboard": everyone who sees the table may View; roles other than patient and
+ * `docs/product.md` › Dashboard: everyone who sees the table may View; roles other than patient and
  * healthProvider also Delete and Activate/Deactivate (Approve for a pending provider). An admin's
  * own row offers only View: the server refuses to delete or deactivate oneself.
  */

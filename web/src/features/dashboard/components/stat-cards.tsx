@@ -5,7 +5,7 @@ import Box from '@mui/material/Box';
 import Card from '@mui/material/Card';
 import Skeleton from '@mui/material/Skeleton';
 import Typography from '@mui/material/Typography';
-import type { DashboardStats } from '@medshare/contracts';
+import type { DashboardStats, RoleName } from '@medshare/contracts';
 import type { ReactNode } from 'react';
 
 type StatCardProps = { label: string; value: number | null; icon: ReactNode; note?: string; loading: boolean };
@@ -45,27 +45,59 @@ function StatCard({ label, value, icon, note, loading }: StatCardProps) {
   );
 }
 
+/**
+ * What each count holds, as the server counts it (images.service stats): an admin's over every
+ * image, anyone else's over their own uploads and what was shared with them. Without it a provider
+ * who had shared eight images read 'Shared Images 0' as a fault.
+ */
+export function statNotes(role: RoleName): { total: string; shared: string; users: string } {
+  if (role === 'admin') {
+    return { total: 'All images', shared: 'Images with a live share', users: 'All accounts' };
+  }
+  return {
+    total: 'Your uploads and images shared with you',
+    shared: 'Shared with you by others',
+    // users.service visibleTo: providers count patients and providers, patients their care team.
+    users: role === 'patient' ? 'Providers and administrators' : 'Active patients and providers',
+  };
+}
+
 /** The three dashboard counts. Image counts read '—' while the server cannot provide them. */
-export function StatCards({ stats, loading }: { stats: DashboardStats | null; loading: boolean }) {
+export function StatCards({
+  stats,
+  loading,
+  role,
+}: {
+  stats: DashboardStats | null;
+  loading: boolean;
+  role: RoleName;
+}) {
   const images = stats?.imageStatsAvailable ?? false;
   const unavailable = stats && !images ? 'Not available yet' : undefined;
+  const notes = statNotes(role);
   return (
     <Box sx={{ display: 'grid', gap: 2, gridTemplateColumns: { xs: '1fr', sm: 'repeat(3, 1fr)' } }}>
       <StatCard
         label="Total Images"
         value={stats && images ? stats.totalImages : null}
-        note={unavailable}
+        note={unavailable ?? notes.total}
         icon={<CollectionsIcon />}
         loading={loading}
       />
       <StatCard
         label="Shared Images"
         value={stats && images ? stats.sharedImages : null}
-        note={unavailable}
+        note={unavailable ?? notes.shared}
         icon={<ShareIcon />}
         loading={loading}
       />
-      <StatCard label="Total Users" value={stats ? stats.totalUsers : null} icon={<GroupIcon />} loading={loading} />
+      <StatCard
+        label="Total Users"
+        value={stats ? stats.totalUsers : null}
+        note={notes.users}
+        icon={<GroupIcon />}
+        loading={loading}
+      />
     </Box>
   );
 }

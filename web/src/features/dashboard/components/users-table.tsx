@@ -7,6 +7,7 @@ import Checkbox from '@mui/material/Checkbox';
 import Chip from '@mui/material/Chip';
 import InputAdornment from '@mui/material/InputAdornment';
 import LinearProgress from '@mui/material/LinearProgress';
+import MenuItem from '@mui/material/MenuItem';
 import Table from '@mui/material/Table';
 import TableBody from '@mui/material/TableBody';
 import TableCell from '@mui/material/TableCell';
@@ -17,14 +18,14 @@ import TableRow from '@mui/material/TableRow';
 import TableSortLabel from '@mui/material/TableSortLabel';
 import TextField from '@mui/material/TextField';
 import Typography from '@mui/material/Typography';
+import useMediaQuery from '@mui/material/useMediaQuery';
 import type { User, UserListItem } from '@medshare/contracts';
 import { useState } from 'react';
 import { useNavigate } from 'react-router';
 import { paths } from '../../../config/paths';
 import { toast, toastApiError } from '../../../lib/notify';
 import { roleLabel } from '../../../lib/roles';
-import { useMutation } from '../../../lib/use-mutation';
-import { deleteUser, toggleUserStatus } from '../api/manage-user';
+import { useDeleteUserMutation, useToggleUserStatusMutation } from '../api/manage-user';
 import type { UsersSort } from '../api/list-users';
 import { USERS_PAGE_SIZES, useUsersPage } from '../hooks/use-users-page';
 import { ConfirmDeleteDialog } from './confirm-delete-dialog';
@@ -34,6 +35,15 @@ import { UserRowMenu } from './user-row-menu';
 const fullName = (row: UserListItem) => `${row.firstname} ${row.lastname}`.trim();
 const genderLabel = (gender: UserListItem['gender']) =>
   gender ? gender.charAt(0).toUpperCase() + gender.slice(1) : '—';
+
+/** On a phone the column headers are gone: the sort is one select. */
+const PHONE_SORTS: { value: string; label: string }[] = [
+  { value: 'createdAt:desc', label: 'Newest first' },
+  { value: 'name:asc', label: 'Name A–Z' },
+  { value: 'name:desc', label: 'Name Z–A' },
+  { value: 'email:asc', label: 'Email A–Z' },
+  { value: 'role:asc', label: 'Role' },
+];
 
 function StatusChip({ row }: { row: UserListItem }) {
   if (!isAdminRow(row)) return <>—</>;
@@ -48,19 +58,22 @@ function StatusChip({ row }: { row: UserListItem }) {
 
 type Props = {
   viewer: User;
-  /** Called after a change that moves the stat cards (a deleted user). */
-  onChanged?: () => void;
 };
 
-/** The dashboard's users table: server-side paging, sorting and search; admin actions per row. */
-export function UsersTable({ viewer, onChanged }: Props) {
+/**
+ * The dashboard's users table: server-side paging, sorting and search; admin actions per row. A
+ * change to an account invalidates the users lists, the stat cards and the admin summary.
+ */
+export function UsersTable({ viewer }: Props) {
   const navigate = useNavigate();
   const isAdmin = viewer.role === 'admin';
   const table = useUsersPage(viewer.role !== 'patient');
   const [selected, setSelected] = useState<ReadonlySet<string>>(new Set());
   const [toDelete, setToDelete] = useState<UserListItem | null>(null);
-  const toggle = useMutation(toggleUserStatus);
-  const remove = useMutation(deleteUser);
+  const [toggleUserStatus] = useToggleUserStatusMutation();
+  const [deleteUser, remove] = useDeleteUserMutation();
+  // On a phone the seven columns would hide Actions off to the right: each user becomes a list item.
+  const phone = useMediaQuery('(max-width:599.95px)', { noSsr: true });
 
   // Patients have no users:read: the dashboard shows them the cards only, without an error.
   if (viewer.role === 'patient' || table.status === 'forbidden') return null;
@@ -84,11 +97,9 @@ export function UsersTable({ viewer, onChanged }: Props) {
       return;
     }
     try {
-      const result = await toggle.mutate(row.id);
+      const result = await toggleUserStatus(row.id).unwrap();
       const fallback = action === 'deactivate' ? 'User deactivated' : 'User activated';
       toast.success(action === 'approve' ? `${fullName(row)} approved` : (result.message ?? fallback));
-      table.reload();
-      onChanged?.();
     } catch (error) {
       toastApiError(error, 'An error occurred. Please try again.');
     }
@@ -97,7 +108,7 @@ export function UsersTable({ viewer, onChanged }: Props) {
   async function confirmDelete() {
     if (!toDelete) return;
     try {
-      const result = await remove.mutate(toDelete.id);
+      const result = await deleteUser(toDelete.id).unwrap();
       toast.success(result.message ?? 'User deleted');
       setToDelete(null);
       setSelected((prev) => {
@@ -105,8 +116,6 @@ export function UsersTable({ viewer, onChanged }: Props) {
         next.delete(toDelete.id);
         return next;
       });
-      table.reload();
-      onChanged?.();
     } catch (error) {
       toastApiError(error, 'An error occurred. Please try again.');
     }
@@ -124,6 +133,35 @@ export function UsersTable({ viewer, onChanged }: Props) {
   }
 
   const columns = showActive ? 7 : 6;
+  const allOnPageChecked = pageIds.length > 0 && selectedOnPage === pageIds.length;
+  const someOnPageChecked = selectedOnPage > 0 && selectedOnPage < pageIds.length;
+  const selectAllOnPage = (checked: boolean) => {
+    const next = new Set(selected);
+    for (const id of pageIds) {
+      if (checked) next.add(id);
+      else next.delete(id);
+    }
+    setSelected(next);
+  };
+  const selectRow = (id: string, checked: boolean) => {
+    const next = new Set(selected);
+    if (checked) next.add(id);
+    else next.delete(id);
+    setSelected(next);
+  };
+  const loadError = (
+    <Alert
+      severity="error"
+      action={
+        <Button color="inherit" size="small" onClick={table.reload}>
+          Retry
+        </Button>
+      }
+    >
+      The users could not be loaded.
+    </Alert>
+  );
+  const noRows = table.search.trim() ? 'No user matches this search.' : 'No users yet.';
 
   return (
     <Card component="section" aria-labelledby="users-heading" sx={{ overflow: 'hidden' }}>
@@ -176,100 +214,162 @@ export function UsersTable({ viewer, onChanged }: Props) {
         </Box>
       )}
       <Box sx={{ height: 4 }}>{table.status === 'loading' && <LinearProgress aria-label="Loading users" />}</Box>
-      <TableContainer sx={{ overflowX: 'auto' }}>
-        <Table size="medium" sx={{ minWidth: showActive ? 760 : 640 }} aria-labelledby="users-heading">
-          <TableHead sx={{ '& th': { whiteSpace: 'nowrap' } }}>
-            <TableRow>
-              <TableCell padding="checkbox">
-                <Checkbox
-                  indeterminate={selectedOnPage > 0 && selectedOnPage < pageIds.length}
-                  checked={pageIds.length > 0 && selectedOnPage === pageIds.length}
-                  disabled={pageIds.length === 0}
-                  onChange={(event) => {
-                    const next = new Set(selected);
-                    for (const id of pageIds) {
-                      if (event.target.checked) next.add(id);
-                      else next.delete(id);
-                    }
-                    setSelected(next);
-                  }}
-                  slotProps={{ input: { 'aria-label': 'Select all users on this page' } }}
-                />
-              </TableCell>
-              {sortHeader('name', 'Full Name')}
-              {sortHeader('email', 'Email')}
-              {sortHeader('role', 'Role')}
-              <TableCell>Gender</TableCell>
-              {showActive && <TableCell>Active</TableCell>}
-              <TableCell align="right">Actions</TableCell>
-            </TableRow>
-          </TableHead>
-          <TableBody>
-            {table.status === 'error' && (
-              <TableRow>
-                <TableCell colSpan={columns}>
-                  <Alert
-                    severity="error"
-                    action={
-                      <Button color="inherit" size="small" onClick={table.reload}>
-                        Retry
-                      </Button>
-                    }
-                  >
-                    The users could not be loaded.
-                  </Alert>
-                </TableCell>
-              </TableRow>
-            )}
-            {table.status === 'ready' && table.rows.length === 0 && (
-              <TableRow>
-                <TableCell colSpan={columns} sx={{ py: 5, textAlign: 'center', color: 'text.secondary' }}>
-                  {table.search.trim() ? 'No user matches this search.' : 'No users yet.'}
-                </TableCell>
-              </TableRow>
-            )}
-            {table.status !== 'error' &&
-              table.rows.map((row) => {
+      {phone ? (
+        <>
+          <Box sx={{ display: 'flex', alignItems: 'center', gap: 1, px: 1, pb: 1.5 }}>
+            <Checkbox
+              indeterminate={someOnPageChecked}
+              checked={allOnPageChecked}
+              disabled={pageIds.length === 0}
+              onChange={(event) => selectAllOnPage(event.target.checked)}
+              slotProps={{ input: { 'aria-label': 'Select all users on this page' } }}
+            />
+            <TextField
+              select
+              size="small"
+              label="Sort by"
+              value={`${table.sort}:${table.order}`}
+              onChange={(event) => {
+                const [column, order] = event.target.value.split(':') as [UsersSort, 'asc' | 'desc'];
+                table.sortBy(column, order);
+              }}
+              sx={{ flexGrow: 1, minWidth: 0 }}
+            >
+              {PHONE_SORTS.map(({ value, label }) => (
+                <MenuItem key={value} value={value}>
+                  {label}
+                </MenuItem>
+              ))}
+            </TextField>
+          </Box>
+          {table.status === 'error' && <Box sx={{ px: 2, pb: 2 }}>{loadError}</Box>}
+          {table.status === 'ready' && table.rows.length === 0 && (
+            <Typography sx={{ py: 5, textAlign: 'center', color: 'text.secondary' }}>{noRows}</Typography>
+          )}
+          {table.status !== 'error' && table.rows.length > 0 && (
+            <Box component="ul" aria-labelledby="users-heading" sx={{ listStyle: 'none', m: 0, p: 0 }}>
+              {table.rows.map((row) => {
                 const name = fullName(row);
                 const checked = selected.has(row.id);
                 return (
-                  <TableRow key={row.id} hover selected={checked}>
-                    <TableCell padding="checkbox">
-                      <Checkbox
-                        checked={checked}
-                        onChange={(event) => {
-                          const next = new Set(selected);
-                          if (event.target.checked) next.add(row.id);
-                          else next.delete(row.id);
-                          setSelected(next);
-                        }}
-                        slotProps={{ input: { 'aria-label': `Select ${name}` } }}
-                      />
-                    </TableCell>
-                    <TableCell component="th" scope="row" sx={{ fontWeight: 600 }}>
-                      {name}
-                    </TableCell>
-                    <TableCell sx={{ whiteSpace: 'nowrap' }}>{row.email}</TableCell>
-                    <TableCell sx={{ whiteSpace: 'nowrap' }}>{roleLabel(row.role)}</TableCell>
-                    <TableCell>{genderLabel(row.gender)}</TableCell>
-                    {showActive && (
-                      <TableCell>
-                        <StatusChip row={row} />
-                      </TableCell>
-                    )}
-                    <TableCell align="right">
-                      <UserRowMenu
-                        name={name}
-                        actions={rowActions(viewer.role, viewer.id, row)}
-                        onAction={(action) => void onAction(row, action)}
-                      />
-                    </TableCell>
-                  </TableRow>
+                  <Box
+                    component="li"
+                    key={row.id}
+                    aria-label={name}
+                    sx={{
+                      display: 'flex',
+                      alignItems: 'flex-start',
+                      gap: 0.5,
+                      px: 1,
+                      py: 1.25,
+                      borderTop: 1,
+                      borderColor: 'divider',
+                      bgcolor: checked ? 'action.selected' : undefined,
+                    }}
+                  >
+                    <Checkbox
+                      checked={checked}
+                      onChange={(event) => selectRow(row.id, event.target.checked)}
+                      slotProps={{ input: { 'aria-label': `Select ${name}` } }}
+                    />
+                    <Box sx={{ flexGrow: 1, minWidth: 0, pt: 0.75 }}>
+                      <Typography sx={{ fontWeight: 600, overflowWrap: 'anywhere' }}>{name}</Typography>
+                      <Typography variant="body2" color="text.secondary" sx={{ overflowWrap: 'anywhere' }}>
+                        {row.email}
+                      </Typography>
+                      <Box sx={{ display: 'flex', flexWrap: 'wrap', alignItems: 'center', gap: 1, mt: 0.5 }}>
+                        <Typography variant="body2">
+                          {roleLabel(row.role)}
+                          {row.gender ? ` · ${genderLabel(row.gender)}` : ''}
+                        </Typography>
+                        {showActive && isAdminRow(row) && <StatusChip row={row} />}
+                      </Box>
+                    </Box>
+                    <UserRowMenu
+                      name={name}
+                      actions={rowActions(viewer.role, viewer.id, row)}
+                      onAction={(action) => void onAction(row, action)}
+                    />
+                  </Box>
                 );
               })}
-          </TableBody>
-        </Table>
-      </TableContainer>
+            </Box>
+          )}
+        </>
+      ) : (
+        <TableContainer sx={{ overflowX: 'auto' }}>
+          <Table size="medium" aria-labelledby="users-heading">
+            <TableHead sx={{ '& th': { whiteSpace: 'nowrap' } }}>
+              <TableRow>
+                <TableCell padding="checkbox">
+                  <Checkbox
+                    indeterminate={someOnPageChecked}
+                    checked={allOnPageChecked}
+                    disabled={pageIds.length === 0}
+                    onChange={(event) => selectAllOnPage(event.target.checked)}
+                    slotProps={{ input: { 'aria-label': 'Select all users on this page' } }}
+                  />
+                </TableCell>
+                {sortHeader('name', 'Full Name')}
+                {sortHeader('email', 'Email')}
+                {sortHeader('role', 'Role')}
+                <TableCell>Gender</TableCell>
+                {showActive && <TableCell>Active</TableCell>}
+                <TableCell align="right">Actions</TableCell>
+              </TableRow>
+            </TableHead>
+            <TableBody>
+              {table.status === 'error' && (
+                <TableRow>
+                  <TableCell colSpan={columns}>{loadError}</TableCell>
+                </TableRow>
+              )}
+              {table.status === 'ready' && table.rows.length === 0 && (
+                <TableRow>
+                  <TableCell colSpan={columns} sx={{ py: 5, textAlign: 'center', color: 'text.secondary' }}>
+                    {noRows}
+                  </TableCell>
+                </TableRow>
+              )}
+              {table.status !== 'error' &&
+                table.rows.map((row) => {
+                  const name = fullName(row);
+                  const checked = selected.has(row.id);
+                  return (
+                    <TableRow key={row.id} hover selected={checked}>
+                      <TableCell padding="checkbox">
+                        <Checkbox
+                          checked={checked}
+                          onChange={(event) => selectRow(row.id, event.target.checked)}
+                          slotProps={{ input: { 'aria-label': `Select ${name}` } }}
+                        />
+                      </TableCell>
+                      <TableCell component="th" scope="row" sx={{ fontWeight: 600 }}>
+                        {name}
+                      </TableCell>
+                      {/* A long address wraps rather than pushing Actions out of the card. */}
+                      <TableCell sx={{ overflowWrap: 'anywhere' }}>{row.email}</TableCell>
+                      <TableCell sx={{ whiteSpace: 'nowrap' }}>{roleLabel(row.role)}</TableCell>
+                      <TableCell>{genderLabel(row.gender)}</TableCell>
+                      {showActive && (
+                        <TableCell>
+                          <StatusChip row={row} />
+                        </TableCell>
+                      )}
+                      <TableCell align="right">
+                        <UserRowMenu
+                          name={name}
+                          actions={rowActions(viewer.role, viewer.id, row)}
+                          onAction={(action) => void onAction(row, action)}
+                        />
+                      </TableCell>
+                    </TableRow>
+                  );
+                })}
+            </TableBody>
+          </Table>
+        </TableContainer>
+      )}
       <TablePagination
         component="div"
         count={table.total}
@@ -289,7 +389,7 @@ export function UsersTable({ viewer, onChanged }: Props) {
       />
       <ConfirmDeleteDialog
         name={toDelete ? fullName(toDelete) : null}
-        busy={remove.isPending}
+        busy={remove.isLoading}
         onCancel={() => setToDelete(null)}
         onConfirm={() => void confirmDelete()}
       />

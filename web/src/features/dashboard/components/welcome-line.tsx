@@ -2,7 +2,7 @@ import Typography from '@mui/material/Typography';
 import type { User } from '@medshare/contracts';
 import { roleLabel } from '../../../lib/roles';
 
-/** Spec: first and last name, plus the role name in brackets for admins. */
+/** `docs/product.md` › Dashboard: first and last name, plus the role name in brackets for admins. */
 export function welcomeText(user: Pick<User, 'firstname' | 'lastname' | 'role'>): string {
   const name = `${user.firstname} ${user.lastname}`.trim();
   return user.role === 'admin' ? `Welcome, ${name} (${roleLabel(user.role)})` : `Welcome, ${name}`;

@@ -1,14 +1,24 @@
 import { DicomPaths, ImagePaths, type DicomMetadata } from '@medshare/contracts';
-import { ApiError, api, apiBlob } from '../../../lib/api-client';
+import { ApiError, apiBlob } from '../../../lib/api-client';
+import { apiSlice, dataOf } from '../../../lib/api-slice';
 
-/** Non-PHI attributes for anyone who sees the item; patient fields only for content viewers. */
-export async function fetchDicomMetadata(id: string, signal?: AbortSignal): Promise<DicomMetadata> {
-  // DicomPaths are absolute (/api/...); the client adds /api itself.
-  const { data } = await api.get<DicomMetadata>(DicomPaths.metadata(id).replace(/^\/api/, ''), { signal });
-  return data;
-}
+export const dicomApi = apiSlice.injectEndpoints({
+  endpoints: (build) => ({
+    /** Non-PHI attributes for anyone who sees the item; patient fields only for content viewers. */
+    getDicomMetadata: build.query<DicomMetadata, string>({
+      // DicomPaths are absolute (/api/...); the client adds /api itself.
+      query: (id) => ({ url: DicomPaths.metadata(id).replace(/^\/api/, '') }),
+      transformResponse: dataOf<DicomMetadata>,
+      providesTags: (_result, _error, id) => [{ type: 'Images', id }],
+    }),
+  }),
+});
 
-/** The original DICOM bytes, fetched with the bearer header like every other content read. */
+/**
+ * The original DICOM bytes, fetched with the bearer header like every other content read. A plain
+ * call, not a cached query: the bytes go straight to the rendering engine, and a store holds no
+ * binary data.
+ */
 export async function fetchDicomBytes(id: string, signal?: AbortSignal): Promise<Uint8Array> {
   const blob = await apiBlob(ImagePaths.content(id), { signal });
   return new Uint8Array(await blob.arrayBuffer());

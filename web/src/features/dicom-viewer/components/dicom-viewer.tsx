@@ -26,7 +26,8 @@ import Typography from '@mui/material/Typography';
 import useMediaQuery from '@mui/material/useMediaQuery';
 import { useTheme } from '@mui/material/styles';
 import { useCallback, useEffect, useRef, useState } from 'react';
-import { fetchDicomBytes, fetchDicomMetadata, loadErrorMessage } from '../api/dicom';
+import { useAppDispatch } from '../../../lib/store';
+import { dicomApi, fetchDicomBytes, loadErrorMessage } from '../api/dicom';
 import type { CornerstoneViewer, ToolMode, ViewerState } from '../engine/cornerstone-viewer';
 import { frameCount } from '../utils/format-metadata';
 import { DEFAULT_FPS, FPS_OPTIONS, SHORTCUT_HELP, shortcutFor } from '../utils/shortcuts';
@@ -39,6 +40,9 @@ import {
   type WindowLevel,
 } from '../utils/window-level';
 import { MetadataPanel } from './metadata-panel';
+
+/** Behind the overlay text: over pure white it composites to #616161, 6.2:1 against white text. */
+const OVERLAY_PLATE = 'rgba(0, 0, 0, 0.62)';
 
 type Phase = { status: 'loading' } | { status: 'rendered' } | { status: 'error'; title: string; detail: string };
 
@@ -69,9 +73,13 @@ export function DicomViewer({ imageId }: { imageId: string }) {
   const [playing, setPlaying] = useState(false);
   const [fps, setFps] = useState<number>(DEFAULT_FPS);
   const [detailsOpen, setDetailsOpen] = useState(false);
+  const dispatch = useAppDispatch();
 
   useEffect(() => {
     const controller = new AbortController();
+    // The metadata comes through the server-state cache (held while this screen shows the image);
+    // the bytes in parallel, straight to the engine.
+    const metadataRequest = dispatch(dicomApi.endpoints.getDicomMetadata.initiate(imageId));
     let viewer: CornerstoneViewer | null = null;
     let cancelled = false;
     setPhase({ status: 'loading' });
@@ -82,10 +90,7 @@ export function DicomViewer({ imageId }: { imageId: string }) {
       let meta: DicomMetadata;
       let bytes: Uint8Array;
       try {
-        [meta, bytes] = await Promise.all([
-          fetchDicomMetadata(imageId, controller.signal),
-          fetchDicomBytes(imageId, controller.signal),
-        ]);
+        [meta, bytes] = await Promise.all([metadataRequest.unwrap(), fetchDicomBytes(imageId, controller.signal)]);
       } catch (error) {
         if (cancelled) return;
         setPhase({ status: 'error', title: 'The image could not be loaded', detail: loadErrorMessage(error) });
@@ -131,10 +136,11 @@ export function DicomViewer({ imageId }: { imageId: string }) {
     return () => {
       cancelled = true;
       controller.abort();
+      metadataRequest.unsubscribe();
       viewer?.destroy();
       viewerRef.current = null;
     };
-  }, [imageId]);
+  }, [imageId, dispatch]);
 
   const frames = view?.frames ?? frameCount(metadata, null);
   const rendered = phase.status === 'rendered';
@@ -352,11 +358,15 @@ export function DicomViewer({ imageId }: { imageId: string }) {
       sx={{
         position: 'absolute',
         left: 8,
-        bottom: 6,
+        bottom: 8,
+        px: 0.75,
+        py: 0.25,
+        borderRadius: 0.5,
+        // Its own dark plate: white text stays readable (contrast above 6:1) on a white image too.
+        bgcolor: OVERLAY_PLATE,
         color: '#fff',
         fontSize: 12,
         lineHeight: 1.4,
-        textShadow: '0 0 3px #000',
         pointerEvents: 'none',
         fontVariantNumeric: 'tabular-nums',
       }}
@@ -378,6 +388,15 @@ export function DicomViewer({ imageId }: { imageId: string }) {
       }}
     >
       <Box sx={{ minWidth: 0 }}>
+        {metadata?.caption && (
+          <Typography
+            component="p"
+            data-testid="dicom-caption"
+            sx={{ fontWeight: 600, fontSize: { xs: 16, sm: 18 }, mb: 1.5, overflowWrap: 'anywhere' }}
+          >
+            {metadata.caption}
+          </Typography>
+        )}
         {toolbar}
         <Box
           sx={{

@@ -1,7 +1,7 @@
 // Everything that touches Cornerstone3D lives here, so the rest of the feature stays plain React
 // and this module (with vtk.js and the codecs behind it) loads only with the viewer route.
 import { Enums, RenderingEngine, cache, eventTarget, init as coreInit, type Types } from '@cornerstonejs/core';
-import { init as loaderInit, wadouri } from '@cornerstonejs/dicom-image-loader';
+import { init as loaderInit, wadors, wadouri } from '@cornerstonejs/dicom-image-loader';
 import {
   Enums as ToolEnums,
   PanTool,
@@ -11,11 +11,50 @@ import {
   ZoomTool,
   addTool,
   init as toolsInit,
+  utilities as toolUtilities,
 } from '@cornerstonejs/tools';
+import { currentToken, endSessionIfExpired } from '../../../lib/api-client';
+import { quoteTypeParameter } from '../utils/accept';
 import { ensurePart10 } from '../utils/part10';
 import { fromVoiRange, toVoiRange, type WindowLevel } from '../utils/window-level';
 
-export type ToolMode = 'windowLevel' | 'zoom' | 'pan';
+/** The drag tools; 'scroll' pages through a stack with the left button or one finger (a swipe). */
+export type ToolMode = 'windowLevel' | 'zoom' | 'pan' | 'scroll';
+
+/**
+ * One image of a stack: a frame read over WADO-RS (its URL and its instance's DICOM JSON metadata),
+ * or a frame of a whole DICOM file read from `fileUrl` (fetched once for all its frames). A file
+ * source with `authenticate: false` goes without the bearer header: the share link page's
+ * link-scoped routes take their cookie only (`docs/architecture.md` › Sharing with someone without
+ * an account).
+ */
+export type StackImageSource =
+  | { frameUrl: string; metadata: Record<string, unknown> }
+  | {
+      fileUrl: string;
+      frame: number;
+      frames: number;
+      authenticate: boolean;
+      /** Told a refused read's status and message (a link revoked or re-issued while open). */
+      onRefused?: (status: number, message: string) => void;
+    };
+
+type Refused = (status: number, message: string) => void;
+
+/** Image ids read without the bearer header (with whom to tell a refusal), and the requests made for them. */
+const anonymousImageIds = new Map<string, Refused | undefined>();
+const anonymousRequests = new WeakMap<XMLHttpRequest, Refused | undefined>();
+
+/** The `message` of a JSON error answer, or ''. */
+function messageOf(response: unknown): string {
+  try {
+    const body: unknown = JSON.parse(new TextDecoder().decode(response as ArrayBuffer));
+    if (body && typeof body === 'object' && 'message' in body) return String(body.message);
+  } catch {
+    // Not JSON: no message.
+  }
+  return '';
+}
 
 export type ViewerState = {
   frame: number;
@@ -34,7 +73,14 @@ const TOOL_NAMES: Record<ToolMode, string> = {
   windowLevel: WindowLevelTool.toolName,
   zoom: ZoomTool.toolName,
   pan: PanTool.toolName,
+  scroll: StackScrollTool.toolName,
 };
+
+/**
+ * Decoded images kept in memory for a stack: a 300-slice CT (512 × 512, 16 bit) takes about 150 MB
+ * decoded; the default (3 GB) would let a phone's tab be killed before the cache evicts anything.
+ */
+const CACHE_BYTES = 512 * 1024 * 1024;
 
 /** A 30-frame ultrasound decodes in about a second here; a minute means something is stuck. */
 const LOAD_TIMEOUT_MS = 30_000;
@@ -47,10 +93,36 @@ function initCornerstone(): Promise<void> {
     // One viewport at a time: one WebGL context (the default pool of 7 exhausts the browser's
     // limit after a few viewer visits).
     coreInit({ rendering: { webGlContextCount: 1 }, debug: {} });
-    // One decode worker is enough for one image and leaves the other core to the UI. The
-    // dicom-parser metadata path (deprecated in 5.x but maintained) reads deflated, big-endian
-    // and header-less files that the newer dcmjs-based path rejects.
-    loaderInit({ maxWebWorkers: 1, useLegacyMetadataProvider: true });
+    cache.setMaxCacheSize(CACHE_BYTES);
+    // One decode worker per spare core, at most two: a stack decodes ahead of the slice shown while
+    // the UI keeps a core. The dicom-parser metadata path (deprecated in 5.x but maintained) reads
+    // deflated, big-endian and header-less files that the newer dcmjs-based path rejects.
+    loaderInit({
+      maxWebWorkers: Math.max(1, Math.min(2, (navigator.hardwareConcurrency || 2) - 1)),
+      useLegacyMetadataProvider: true,
+      // WADO-RS frames are read with the session's bearer header, like every other API call: no
+      // token in a URL.
+      beforeSend: (xhr, imageId, defaultHeaders): Record<string, string> => {
+        const anonymous = anonymousImageIds.has(imageId);
+        if (anonymous) anonymousRequests.set(xhr, anonymousImageIds.get(imageId));
+        const token = anonymous ? null : currentToken();
+        return {
+          ...(token ? { Authorization: `Bearer ${token}` } : {}),
+          ...(defaultHeaders.Accept ? { Accept: quoteTypeParameter(defaultHeaders.Accept) } : {}),
+        };
+      },
+      errorInterceptor: (error) => {
+        // A refused link-scoped read goes to its page; it says nothing about the signed-in session.
+        const request = error.request as XMLHttpRequest;
+        if (anonymousRequests.has(request)) {
+          if (error.status >= 400) anonymousRequests.get(request)?.(error.status, messageOf(error.response));
+          return;
+        }
+        if (error.status !== 401) return;
+        // Without the expiry message (or any JSON), a 401 alone does not end the session.
+        void endSessionIfExpired(401, messageOf(error.response), Boolean(currentToken()));
+      },
+    });
     toolsInit();
     for (const tool of [WindowLevelTool, ZoomTool, PanTool, StackScrollTool]) addTool(tool);
   })();
@@ -83,6 +155,12 @@ export class CornerstoneViewer {
   private destroyed = false;
   private resizeObserver: ResizeObserver | null = null;
   private hasImage = false;
+  /** A WADO-RS stack (metadata registered with the loader, prefetch on) rather than one file. */
+  private stack = false;
+  private metadataIds: string[] = [];
+  /** Whole files a stack read (their parsed data sets are dropped on destroy) and ids read without the bearer. */
+  private fileUrls: string[] = [];
+  private anonymousIds: string[] = [];
   private refitFrame = 0;
   private resolveFirstPaint: () => void = () => {};
 
@@ -115,7 +193,51 @@ export class CornerstoneViewer {
     }
     const frames = Math.max(1, dataSet.intString('x00280008') ?? 1);
     this.imageIds = frames > 1 ? Array.from({ length: frames }, (_, i) => `${baseId}?frame=${i + 1}`) : [baseId];
+    const defaultWindow = await this.show(frames > 1);
+    return { frames, defaultWindow };
+  }
 
+  /**
+   * Shows a stack read over WADO-RS (`docs/product.md` › Stack viewer): each image's frame fetched
+   * and decoded when shown or prefetched (cornerstone's stackPrefetch, nearest slices first, through
+   * the loader's request pool); resolves once the first image is painted.
+   */
+  async openStack(images: readonly StackImageSource[]): Promise<{ defaultWindow: WindowLevel | null }> {
+    await initCornerstone();
+    if (this.destroyed) return { defaultWindow: null };
+    if (!images.length) throw new Error('the series has no images');
+    this.imageIds = images.map((image) =>
+      'frameUrl' in image
+        ? `wadors:${image.frameUrl}`
+        : `wadouri:${image.fileUrl}${image.frames > 1 ? `?frame=${image.frame}` : ''}`,
+    );
+    images.forEach((image, i) => {
+      if (!('frameUrl' in image)) {
+        if (!image.authenticate) {
+          anonymousImageIds.set(this.imageIds[i]!, image.onRefused);
+          this.anonymousIds.push(this.imageIds[i]!);
+        }
+        const url = image.fileUrl;
+        if (!this.fileUrls.includes(url)) this.fileUrls.push(url);
+        return;
+      }
+      // The loader reads a multi-frame instance's metadata from its first frame's URL.
+      if (/\/frames\/1$/.test(image.frameUrl)) {
+        wadors.metaDataManager.add(
+          this.imageIds[i]!,
+          image.metadata as Parameters<typeof wadors.metaDataManager.add>[1],
+        );
+        this.metadataIds.push(this.imageIds[i]!);
+      }
+    });
+    this.stack = true;
+    const defaultWindow = await this.show(true);
+    toolUtilities.stackPrefetch.enable(this.element);
+    return { defaultWindow };
+  }
+
+  /** Puts `imageIds` in a stack viewport and waits for the first painted image; the file's (or first slice's) window. */
+  private async show(multiFrame: boolean): Promise<WindowLevel | null> {
     const engine = new RenderingEngine(this.engineId);
     this.engine = engine;
     engine.enableElement({
@@ -124,7 +246,9 @@ export class CornerstoneViewer {
       element: this.element,
       defaultOptions: { background: [0, 0, 0] as Types.Point3 },
     });
-    this.setupTools(frames > 1);
+    // Cornerstone takes the element out of the tab order (tabindex -1); the viewer's keys need it in.
+    this.element.tabIndex = 0;
+    this.setupTools(multiFrame);
     this.element.addEventListener(Enums.Events.STACK_NEW_IMAGE, this.handleNewImage);
     this.element.addEventListener(Enums.Events.IMAGE_RENDERED, this.handleRendered);
 
@@ -138,7 +262,7 @@ export class CornerstoneViewer {
 
     this.resizeObserver = new ResizeObserver(() => this.refit());
     this.resizeObserver.observe(this.element);
-    return { frames, defaultWindow: this.defaultWindow };
+    return this.defaultWindow;
   }
 
   /**
@@ -285,13 +409,17 @@ export class CornerstoneViewer {
     window.cancelAnimationFrame(this.refitFrame);
     this.element.removeEventListener(Enums.Events.IMAGE_RENDERED, this.handleRendered);
     this.element.removeEventListener(Enums.Events.STACK_NEW_IMAGE, this.handleNewImage);
+    if (this.stack) toolUtilities.stackPrefetch.disable(this.element);
     ToolGroupManager.destroyToolGroup(this.toolGroupId);
     this.engine?.destroy();
     this.engine = null;
+    for (const imageId of this.metadataIds) wadors.metaDataManager.remove(imageId);
+    for (const url of this.fileUrls) wadouri.dataSetCacheManager.unload(url);
     for (const imageId of this.imageIds) {
       // Frames never shown were never cached; the cache throws for those.
       if (cache.getImageLoadObject(imageId)) cache.removeImageLoadObject(imageId, { force: true });
     }
+    for (const imageId of this.anonymousIds) anonymousImageIds.delete(imageId);
     if (this.fileIndex !== null) {
       wadouri.dataSetCacheManager.unload(String(this.fileIndex));
       wadouri.fileManager.remove(this.fileIndex);

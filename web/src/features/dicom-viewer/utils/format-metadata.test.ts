@@ -4,6 +4,7 @@ import { formatPersonName, frameCount, metadataRows, transferSyntaxName } from '
 
 const base: DicomMetadata = {
   imageId: '6f1c2a52-3e36-4e9b-9a55-0a7c3f1d9b10',
+  caption: 'Chest CT',
   sopClassUid: '1.2.840.10008.5.1.4.1.1.2',
   dicom: {
     kind: 'image',

@@ -1,11 +1,24 @@
 import { ApiPaths } from '@medshare/contracts/paths';
-import { api } from '../../../lib/api-client';
-import { useMutation } from '../../../lib/use-mutation';
+import type { ApiResult } from '../../../lib/api-client';
+import { apiSlice } from '../../../lib/api-slice';
+import { IMAGE_LIST_TAG } from './list-images';
 
-export function deleteImage(id: string) {
-  return api.delete<null>(`${ApiPaths.uploadImage}/${id}`);
-}
+export const deleteImageApi = apiSlice.injectEndpoints({
+  endpoints: (build) => ({
+    /** Gone for everyone it was shared with: the list, the dashboard counts and its analyses change. */
+    deleteImage: build.mutation<ApiResult<null>, string>({
+      query: (id) => ({ url: `${ApiPaths.uploadImage}/${id}`, method: 'DELETE' }),
+      transformResponse: (result: ApiResult<unknown>) => result as ApiResult<null>,
+      invalidatesTags: (_result, _error, id) => [
+        IMAGE_LIST_TAG,
+        { type: 'Images', id },
+        { type: 'Shares', id },
+        { type: 'Analysis', id },
+        'UserStats',
+        'AdminSummary',
+      ],
+    }),
+  }),
+});
 
-export function useDeleteImage() {
-  return useMutation(deleteImage);
-}
+export const { useDeleteImageMutation } = deleteImageApi;

@@ -1,16 +1,28 @@
 import type { Share } from '@medshare/contracts';
-import { api } from '../../../lib/api-client';
-import { useMutation } from '../../../lib/use-mutation';
+import type { ApiResult } from '../../../lib/api-client';
+import { apiSlice, dataOf } from '../../../lib/api-slice';
+import { IMAGE_LIST_TAG } from './list-images';
 
-/** The shares of one image as its sender sees them (never codes). */
-export function listShares(imageId: string, signal?: AbortSignal) {
-  return api.get<Share[]>(`/sharing/image/${imageId}`, { signal });
-}
+export const imageSharesApi = apiSlice.injectEndpoints({
+  endpoints: (build) => ({
+    /** The shares of one image as its sender sees them (never codes). */
+    listShares: build.query<Share[], string>({
+      query: (imageId) => ({ url: `/sharing/image/${imageId}` }),
+      transformResponse: dataOf<Share[]>,
+      providesTags: (_result, _error, imageId) => [{ type: 'Shares', id: imageId }],
+    }),
+    /** A revoked share changes the image's shares, the recipient's list and the shared count. */
+    revokeShare: build.mutation<ApiResult<Share>, { sharingId: string; imageId: string }>({
+      query: ({ sharingId }) => ({ url: `/sharing/${sharingId}`, method: 'DELETE' }),
+      transformResponse: (result: ApiResult<unknown>) => result as ApiResult<Share>,
+      invalidatesTags: (_result, _error, { imageId }) => [
+        { type: 'Shares', id: imageId },
+        IMAGE_LIST_TAG,
+        'UserStats',
+        'AdminSummary',
+      ],
+    }),
+  }),
+});
 
-export function revokeShare(sharingId: string) {
-  return api.delete<Share>(`/sharing/${sharingId}`);
-}
-
-export function useRevokeShare() {
-  return useMutation(revokeShare);
-}
+export const { useListSharesQuery, useRevokeShareMutation } = imageSharesApi;

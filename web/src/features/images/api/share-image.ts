@@ -1,13 +1,23 @@
 import { ApiPaths } from '@medshare/contracts/paths';
 import type { Share, ShareRequestBody } from '@medshare/contracts';
-import { api } from '../../../lib/api-client';
-import { useMutation } from '../../../lib/use-mutation';
+import type { ApiResult } from '../../../lib/api-client';
+import { apiSlice } from '../../../lib/api-slice';
+import { IMAGE_LIST_TAG } from './list-images';
 
-/** Creates a share; the server mails the sharing id and the code to the recipient only. */
-export function shareImage(body: ShareRequestBody) {
-  return api.post<Share>(ApiPaths.shareRequest, body);
-}
+export const shareImageApi = apiSlice.injectEndpoints({
+  endpoints: (build) => ({
+    /** Creates a share; the server mails the sharing id and the code to the recipient only. */
+    shareImage: build.mutation<ApiResult<Share>, ShareRequestBody>({
+      query: (body) => ({ url: ApiPaths.shareRequest, method: 'POST', body }),
+      transformResponse: (result: ApiResult<unknown>) => result as ApiResult<Share>,
+      invalidatesTags: (_result, _error, body) => [
+        { type: 'Shares', id: body.imagemetadataId },
+        IMAGE_LIST_TAG,
+        'UserStats',
+        'AdminSummary',
+      ],
+    }),
+  }),
+});
 
-export function useShareImage() {
-  return useMutation(shareImage);
-}
+export const { useShareImageMutation } = shareImageApi;

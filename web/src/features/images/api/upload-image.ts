@@ -1,8 +1,17 @@
 import { ApiPaths } from '@medshare/contracts/paths';
-import type { Image } from '@medshare/contracts';
+import { type Image, UPLOAD_DUPLICATE_CODE } from '@medshare/contracts';
+import { useCallback } from 'react';
 import { API_BASE, ApiError, currentToken, endSessionIfExpired, toFieldErrors } from '../../../lib/api-client';
+import { apiSlice } from '../../../lib/api-slice';
+import { useAppDispatch } from '../../../lib/store';
+import { IMAGE_LIST_TAG } from './list-images';
 
 export type UploadInput = { file: File; caption: string; patientId?: string };
+/**
+ * What an upload answers: the image, the server's message and, for a DICOM instance this uploader
+ * already stored for this patient, `duplicate` (200 with the image already stored; nothing stored twice).
+ */
+export type UploadResult = { data: Image; message: string | undefined; duplicate: boolean };
 
 /**
  * POST /api/upload/image as multipart. XMLHttpRequest rather than fetch because only it reports
@@ -12,7 +21,7 @@ export function uploadImage(
   input: UploadInput,
   onProgress: (fraction: number) => void,
   signal?: AbortSignal,
-): Promise<{ data: Image; message: string | undefined }> {
+): Promise<UploadResult> {
   return new Promise((resolve, reject) => {
     const form = new FormData();
     // Fields first: the server reads the stream in order and can refuse early.
@@ -40,7 +49,11 @@ export function uploadImage(
       const message = typeof body.message === 'string' ? body.message : '';
       if (xhr.status >= 200 && xhr.status < 300 && body.success !== false) {
         onProgress(1);
-        resolve({ data: body.data as Image, message: message || undefined });
+        resolve({
+          data: body.data as Image,
+          message: message || undefined,
+          duplicate: xhr.status === 200 && body.code === UPLOAD_DUPLICATE_CODE,
+        });
         return;
       }
       void endSessionIfExpired(xhr.status, message, Boolean(token)).finally(() =>
@@ -57,4 +70,22 @@ export function uploadImage(
     signal?.addEventListener('abort', () => xhr.abort(), { once: true });
     xhr.send(form);
   });
+}
+
+/**
+ * The upload as the form calls it. It stays this XMLHttpRequest call rather than an RTK Query
+ * mutation: a base query has no upload progress to report, and a mutation's argument (a File and a
+ * progress callback) would sit in the store's actions. What the mutation would do after it, it does
+ * here: the new image makes the image list and the dashboard counts stale.
+ */
+export function useUploadImage() {
+  const dispatch = useAppDispatch();
+  return useCallback(
+    async (input: UploadInput, onProgress: (fraction: number) => void, signal?: AbortSignal) => {
+      const result = await uploadImage(input, onProgress, signal);
+      dispatch(apiSlice.util.invalidateTags([IMAGE_LIST_TAG, 'UserStats', 'AdminSummary']));
+      return result;
+    },
+    [dispatch],
+  );
 }

@@ -6,18 +6,19 @@ import DialogContentText from '@mui/material/DialogContentText';
 import DialogTitle from '@mui/material/DialogTitle';
 import type { Image } from '@medshare/contracts';
 import { toast, toastApiError } from '../../../lib/notify';
-import { useDeleteImage } from '../api/delete-image';
+import { useDeleteImageMutation } from '../api/delete-image';
 import { IMAGES_TOAST } from '../utils/toast-options';
 
 type DeleteDialogProps = { image: Image | null; onClose: () => void; onDeleted: () => void };
 
 export function DeleteDialog({ image, onClose, onDeleted }: DeleteDialogProps) {
-  const { mutate, isPending } = useDeleteImage();
+  // The delete invalidates the image list (and the counts) wherever they are shown.
+  const [deleteImage, { isLoading: isPending }] = useDeleteImageMutation();
 
   async function confirm() {
     if (!image) return;
     try {
-      const result = await mutate(image.id);
+      const result = await deleteImage(image.id).unwrap();
       toast.success(result.message ?? 'Image deleted successfully', IMAGES_TOAST);
       onClose();
       onDeleted();

@@ -1,5 +1,6 @@
 import DeleteIcon from '@mui/icons-material/Delete';
 import DownloadIcon from '@mui/icons-material/Download';
+import AddLinkIcon from '@mui/icons-material/AddLink';
 import HourglassEmptyIcon from '@mui/icons-material/HourglassEmpty';
 import LockIcon from '@mui/icons-material/Lock';
 import PictureAsPdfIcon from '@mui/icons-material/PictureAsPdf';
@@ -23,11 +24,13 @@ import type { Image } from '@medshare/contracts';
 import type { ReactNode } from 'react';
 import { Link as RouterLink } from 'react-router';
 import { useBlobUrl } from '../hooks/use-blob-url';
-import { cardActions, cardDisplay, contentKind, type Viewer } from '../utils/card-rules';
+import { cardActions, cardDisplay, contentKind, mayShareByLink, type Viewer } from '../utils/card-rules';
 import { formatDateTime } from '../utils/format-date';
 
 export type CardHandlers = {
   onShare: (image: Image) => void;
+  /** Set where the page offers Share by link (`docs/product.md` › View images). */
+  onShareByLink?: (image: Image) => void;
   onVerify: (image: Image) => void;
   onDelete: (image: Image) => void;
   onView: (image: Image) => void;
@@ -139,9 +142,50 @@ export function ImageCard(props: ImageCardProps) {
         <Placeholder icon={stateTexts[display.kind].icon} text={stateTexts[display.kind].text} tone="warning.dark" />
       )}
       <CardContent sx={{ flexGrow: 1, display: 'grid', gap: 0.5 }}>
-        <Typography id={titleId} component="h3" variant="subtitle1" sx={{ fontWeight: 700, overflowWrap: 'anywhere' }}>
-          {image.caption}
-        </Typography>
+        {/* Download and Delete sit beside the caption: on the button row they wrapped onto a line of their own. */}
+        <Box sx={{ display: 'flex', alignItems: 'flex-start', gap: 1 }}>
+          <Typography
+            id={titleId}
+            component="h3"
+            variant="subtitle1"
+            sx={{ fontWeight: 700, overflowWrap: 'anywhere', flexGrow: 1, minWidth: 0, pt: 0.5 }}
+          >
+            {image.caption}
+          </Typography>
+          <Box sx={{ display: 'flex', flexShrink: 0, mr: -1, mt: -0.25 }}>
+            {/* With the icons, not the buttons: a fourth button wrapped the row at 1280 px (issue 17 item 9). */}
+            {props.onShareByLink && mayShareByLink(image, viewer) && (
+              <Tooltip title="Share by link">
+                <IconButton size="small" aria-label="Share by link" onClick={() => props.onShareByLink?.(image)}>
+                  <AddLinkIcon />
+                </IconButton>
+              </Tooltip>
+            )}
+            {actions.download && (
+              <Tooltip title="Download">
+                <IconButton
+                  size="small"
+                  aria-label={`Download ${image.caption}`}
+                  onClick={() => props.onDownload(image)}
+                >
+                  <DownloadIcon />
+                </IconButton>
+              </Tooltip>
+            )}
+            {actions.delete && (
+              <Tooltip title="Delete">
+                <IconButton
+                  size="small"
+                  color="error"
+                  aria-label={`Delete ${image.caption}`}
+                  onClick={() => props.onDelete(image)}
+                >
+                  <DeleteIcon />
+                </IconButton>
+              </Tooltip>
+            )}
+          </Box>
+        </Box>
         <Typography variant="body2" color="text.secondary">
           {formatDateTime(image.createdAt, locale, timeZone)}
         </Typography>
@@ -162,64 +206,51 @@ export function ImageCard(props: ImageCardProps) {
           </Box>
         )}
       </CardContent>
-      <CardActions sx={{ flexWrap: 'wrap', gap: 0.5, px: 1.5, pb: 1.5, '& > :not(style) ~ :not(style)': { ml: 0 } }}>
-        {canOpen &&
-          (kind === 'dicom' && dicomPath ? (
+      <CardActions sx={{ px: 1.5, pb: 1.5 }}>
+        <Box sx={{ display: 'flex', flexWrap: 'wrap', gap: 0.5, minWidth: 0 }}>
+          {canOpen &&
+            (kind === 'dicom' && dicomPath ? (
+              <Button
+                size="small"
+                variant="contained"
+                startIcon={<VisibilityIcon />}
+                component={RouterLink}
+                to={dicomPath}
+              >
+                View
+              </Button>
+            ) : (
+              <Button
+                size="small"
+                variant="contained"
+                startIcon={<VisibilityIcon />}
+                onClick={() => props.onView(image)}
+              >
+                View
+              </Button>
+            ))}
+          {actions.share && (
+            <Button size="small" variant="outlined" startIcon={<ShareIcon />} onClick={() => props.onShare(image)}>
+              Share
+            </Button>
+          )}
+          {actions.verify && (
             <Button
               size="small"
               variant="contained"
-              startIcon={<VisibilityIcon />}
-              component={RouterLink}
-              to={dicomPath}
+              color="secondary"
+              startIcon={<VerifiedUserIcon />}
+              onClick={() => props.onVerify(image)}
             >
-              View
+              Verify
             </Button>
-          ) : (
-            <Button size="small" variant="contained" startIcon={<VisibilityIcon />} onClick={() => props.onView(image)}>
-              View
+          )}
+          {actions.ai && (
+            <Button size="small" variant="outlined" startIcon={<PsychologyIcon />} component={RouterLink} to={aiPath}>
+              Ai
             </Button>
-          ))}
-        {actions.share && (
-          <Button size="small" variant="outlined" startIcon={<ShareIcon />} onClick={() => props.onShare(image)}>
-            Share
-          </Button>
-        )}
-        {actions.verify && (
-          <Button
-            size="small"
-            variant="contained"
-            color="secondary"
-            startIcon={<VerifiedUserIcon />}
-            onClick={() => props.onVerify(image)}
-          >
-            Verify
-          </Button>
-        )}
-        {actions.ai && (
-          <Button size="small" variant="outlined" startIcon={<PsychologyIcon />} component={RouterLink} to={aiPath}>
-            Ai
-          </Button>
-        )}
-        <Box sx={{ flexGrow: 1 }} />
-        {actions.download && (
-          <Tooltip title="Download">
-            <IconButton size="small" aria-label={`Download ${image.caption}`} onClick={() => props.onDownload(image)}>
-              <DownloadIcon />
-            </IconButton>
-          </Tooltip>
-        )}
-        {actions.delete && (
-          <Tooltip title="Delete">
-            <IconButton
-              size="small"
-              color="error"
-              aria-label={`Delete ${image.caption}`}
-              onClick={() => props.onDelete(image)}
-            >
-              <DeleteIcon />
-            </IconButton>
-          </Tooltip>
-        )}
+          )}
+        </Box>
       </CardActions>
     </Card>
   );

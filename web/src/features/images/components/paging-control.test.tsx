@@ -3,7 +3,7 @@ import userEvent from '@testing-library/user-event';
 import { describe, expect, it, vi } from 'vitest';
 import { PagingControl } from './paging-control';
 
-describe('PagingControl (spec §4)', () => {
+describe('PagingControl (docs/product.md › States and transitions)', () => {
   it("reads 'page / total' and disables first and previous on the first page", () => {
     render(<PagingControl page={1} totalPages={3} onChange={vi.fn()} />);
     expect(screen.getByText('1 / 3')).toBeInTheDocument();

@@ -17,8 +17,9 @@ type PagingControlProps = {
 };
 
 /**
- * Spec §4: first/previous disabled on the first page, next/last on the last; the page only moves
- * within 1..totalPages. The label reads 'page / total', or 'page / total+' when capped.
+ * `docs/product.md` › States and transitions: first/previous disabled on the first page, next/last
+ * on the last; the page only moves within 1..totalPages. The label reads 'page / total', or 'page /
+ * total+' when capped.
  */
 export function PagingControl({ page, totalPages, onChange, label = 'Pages', disabled, capped }: PagingControlProps) {
   const total = Math.max(1, totalPages);

@@ -1,8 +1,9 @@
 import Autocomplete from '@mui/material/Autocomplete';
 import TextField from '@mui/material/TextField';
 import type { UserListItem } from '@medshare/contracts';
-import { useEffect, useState } from 'react';
-import { searchUsers } from '../api/search-users';
+import { useState } from 'react';
+import { useDebouncedValue } from '../../../lib/use-debounced-value';
+import { useSearchUsersQuery } from '../api/search-users';
 
 type PatientPickerProps = {
   value: UserListItem | null;
@@ -16,27 +17,10 @@ const fullName = (u: UserListItem) => `${u.firstname} ${u.lastname}`.trim();
 /** Patient search box with a suggestion list, searched on the server as the user types. */
 export function PatientPicker({ value, onChange, disabled }: PatientPickerProps) {
   const [input, setInput] = useState('');
-  const [options, setOptions] = useState<UserListItem[]>([]);
-  const [loading, setLoading] = useState(false);
-
-  useEffect(() => {
-    const controller = new AbortController();
-    const timer = window.setTimeout(() => {
-      setLoading(true);
-      searchUsers({ search: input, role: 'patient', limit: 10 }, controller.signal)
-        .then((result) => setOptions(result.data))
-        .catch(() => {
-          if (!controller.signal.aborted) setOptions([]);
-        })
-        .finally(() => {
-          if (!controller.signal.aborted) setLoading(false);
-        });
-    }, SEARCH_DELAY_MS);
-    return () => {
-      window.clearTimeout(timer);
-      controller.abort();
-    };
-  }, [input]);
+  const search = useDebouncedValue(input, SEARCH_DELAY_MS);
+  const found = useSearchUsersQuery({ search, role: 'patient', limit: 10 });
+  const options = found.isError ? [] : (found.data ?? []);
+  const loading = found.isFetching;
 
   return (
     <Autocomplete

@@ -1,10 +1,13 @@
+import { ApiPaths, type User } from '@medshare/contracts';
 import { screen } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { toast } from '../../../lib/notify';
 import { clearSession, setUser } from '../../../lib/session';
 import { store } from '../../../lib/store';
-import { jsonResponse, makeUser, renderWithProviders } from '../../../testing/test-utils';
+import { api, paged, publicSettings } from '../../../testing/handlers';
+import { server } from '../../../testing/server';
+import { makeUser, renderWithProviders } from '../../../testing/test-utils';
 import { UploadForm } from './upload-form';
 
 /** XMLHttpRequest stand-in: records the request and lets the test drive progress and the answer. */
@@ -49,27 +52,16 @@ beforeEach(() => {
   FakeXhr.last = null;
   vi.stubGlobal('XMLHttpRequest', FakeXhr);
   vi.stubGlobal('URL', Object.assign(URL, { createObjectURL: vi.fn(() => 'blob:preview'), revokeObjectURL: vi.fn() }));
-  vi.stubGlobal(
-    'fetch',
-    vi.fn<typeof fetch>(async (input) =>
-      String(input).startsWith('/api/appsetting/public')
-        ? jsonResponse(200, {
-            success: true,
-            data: { displayLocale: 'en-PK', displayTimeZone: 'Asia/Karachi', maxUploadMb: 10 },
-          })
-        : jsonResponse(200, {
-            success: true,
-            data: [],
-            pagination: {
-              currentPage: 1,
-              pageSize: 10,
-              totalPages: 0,
-              totalItems: 0,
-              hasPrevPage: false,
-              hasNextPage: false,
-            },
-          }),
-    ),
+  // The form reads the upload limit and searches patients; both answer through the shared MSW server.
+  server.use(
+    publicSettings({
+      displayLocale: 'en-PK',
+      displayTimeZone: 'Asia/Karachi',
+      maxUploadMb: 10,
+      maxImportFiles: 2000,
+      maxImportMb: 2048,
+    }),
+    api.get<User[]>(ApiPaths.users, () => paged([], { pageSize: 10, totalItems: 0, totalPages: 0 })),
   );
 });
 
@@ -80,7 +72,7 @@ function setup() {
   return { user, input, submit: () => user.click(screen.getByRole('button', { name: 'Upload Image' })) };
 }
 
-describe('UploadForm validation (spec §5)', () => {
+describe('UploadForm validation (docs/product.md › Validation rules)', () => {
   it("asks for a file: 'Please select a file to upload.'", async () => {
     const error = vi.spyOn(toast, 'error');
     const { submit } = setup();

@@ -1,4 +1,5 @@
 import CloudUploadIcon from '@mui/icons-material/CloudUpload';
+import FolderOpenIcon from '@mui/icons-material/FolderOpen';
 import InsertDriveFileIcon from '@mui/icons-material/InsertDriveFile';
 import Alert from '@mui/material/Alert';
 import Box from '@mui/material/Box';
@@ -9,14 +10,16 @@ import Stack from '@mui/material/Stack';
 import TextField from '@mui/material/TextField';
 import Typography from '@mui/material/Typography';
 import { ImageMessages, MAX_CAPTION_LENGTH, type UserListItem } from '@medshare/contracts';
-import { useEffect, useId, useRef, useState, type DragEvent, type FormEvent } from 'react';
+import { useEffect, useId, useRef, useState, type DragEvent, type FormEvent, type MouseEvent } from 'react';
 import type { Id } from 'react-toastify/unstyled';
 import { toast, toastApiError } from '../../../lib/notify';
-import { uploadImage } from '../api/upload-image';
-import { usePublicSettings } from '../hooks/use-public-settings';
+import { useUploadImage } from '../api/upload-image';
+import { usePublicSettings } from '../../../lib/public-settings';
 import { IMAGES_TOAST } from '../utils/toast-options';
 import { ACCEPT_ATTRIBUTE, fileProblem, isPicture, uploadProblem } from '../utils/validate-upload';
+import { type PickedFile, isZip, pickedFromDrop, pickedFromInput } from '../utils/import-sources';
 import { PatientPicker } from './patient-picker';
+import { StudyImport } from './study-import';
 
 const UPLOAD_FALLBACK = 'Something went wrong while uploading.';
 
@@ -26,9 +29,20 @@ function formatSize(bytes: number): string {
   return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
 }
 
-/** Upload Medical Image (spec "Upload", §5, §8): file, preview, caption, patient, real progress. */
+/** One file as today; several files, a folder or a .zip make a study import. */
+const ACCEPT = `${ACCEPT_ATTRIBUTE},.zip,application/zip`;
+
+/** A single file goes through the one-file form; anything else is a study import. */
+const isSingleUpload = (files: File[]) => files.length === 1 && !isZip(files[0]!);
+
+/**
+ * Upload Medical Image (`docs/product.md` › Upload; its Validation rules and Messages and errors): file,
+ * preview, caption, patient, real progress; several files, a folder or a .zip become a study import.
+ */
 export function UploadForm() {
-  const { maxUploadMb } = usePublicSettings();
+  const { maxUploadMb, maxImportFiles } = usePublicSettings();
+  const [picked, setPicked] = useState<PickedFile[] | null>(null);
+  const upload = useUploadImage();
   const [file, setFile] = useState<File | null>(null);
   const [caption, setCaption] = useState('');
   const [patient, setPatient] = useState<UserListItem | null>(null);
@@ -79,11 +93,50 @@ export function UploadForm() {
     setFile(next);
   }
 
+  /** What the picker gave: one file for the form, or a study import. */
+  function chooseFiles(files: File[]) {
+    if (!files.length) return;
+    if (isSingleUpload(files)) {
+      choose(files[0]!);
+      return;
+    }
+    clearProblems();
+    setProblem(null);
+    setPicked(pickedFromInput(files));
+  }
+
   function onDrop(event: DragEvent<HTMLElement>) {
     event.preventDefault();
     setDragging(false);
     if (busy) return;
-    choose(event.dataTransfer.files[0] ?? null);
+    // Entries must be taken now: the DataTransfer is emptied once the drop event returns.
+    const entries = [...event.dataTransfer.items]
+      .map((item) => item.webkitGetAsEntry?.() ?? null)
+      .filter((entry): entry is FileSystemEntry => entry !== null);
+    const files = [...event.dataTransfer.files];
+    const oneFile = entries.length ? entries.length === 1 && entries[0]!.isFile : files.length === 1;
+    if (oneFile && isSingleUpload(files)) {
+      choose(files[0]!);
+      return;
+    }
+    clearProblems();
+    setProblem(null);
+    if (!entries.length) {
+      setPicked(pickedFromInput(files));
+      return;
+    }
+    // A folder is walked before the import screen shows it; a huge one stops being walked past the limit.
+    void pickedFromDrop(entries, maxImportFiles * 4 + 100).then(setPicked, () =>
+      showProblem('The dropped folder could not be read.'),
+    );
+  }
+
+  /** The same input picks a folder: webkitdirectory is set for this one click only. */
+  function chooseFolder() {
+    const input = inputRef.current;
+    if (!input || busy) return;
+    input.webkitdirectory = true;
+    input.click();
   }
 
   async function onSubmit(event: FormEvent) {
@@ -100,12 +153,13 @@ export function UploadForm() {
     controllerRef.current = controller;
     setProgress(0);
     try {
-      const result = await uploadImage(
+      const result = await upload(
         { file, caption: caption.trim(), patientId: patient?.id },
         (fraction) => setProgress(fraction),
         controller.signal,
       );
-      toast.success(result.message ?? ImageMessages.uploaded, IMAGES_TOAST);
+      if (result.duplicate) toast.info(result.message ?? ImageMessages.duplicate, IMAGES_TOAST);
+      else toast.success(result.message ?? ImageMessages.uploaded, IMAGES_TOAST);
       setFile(null);
       setCaption('');
       setPatient(null);
@@ -122,6 +176,18 @@ export function UploadForm() {
 
   const percent = progress === null ? 0 : Math.round(progress * 100);
 
+  if (picked) {
+    return (
+      <StudyImport
+        picked={picked}
+        onChooseOther={() => {
+          setPicked(null);
+          setFormKey((k) => k + 1);
+        }}
+      />
+    );
+  }
+
   return (
     <Paper
       component="form"
@@ -134,6 +200,11 @@ export function UploadForm() {
         <Box
           component="label"
           htmlFor={inputId}
+          onClick={(event: MouseEvent<HTMLElement>) => {
+            // A click on the zone picks files. The folder button's click on the input bubbles up
+            // here too and must keep its webkitdirectory.
+            if (inputRef.current && event.target !== inputRef.current) inputRef.current.webkitdirectory = false;
+          }}
           onDragOver={(event: DragEvent<HTMLElement>) => {
             event.preventDefault();
             if (!busy) setDragging(true);
@@ -158,17 +229,31 @@ export function UploadForm() {
           <Typography variant="body2" color="text.secondary">
             {`JPEG, PNG, PDF or DICOM (.jpeg, .jpg, .png, .pdf, .dcm, .dicom), up to ${maxUploadMb} MB`}
           </Typography>
+          <Typography variant="body2" color="text.secondary">
+            A whole study: several DICOM files, a folder (a disc) or a .zip
+          </Typography>
           <input
             key={formKey}
             ref={inputRef}
             id={inputId}
             type="file"
-            accept={ACCEPT_ATTRIBUTE}
+            multiple
+            accept={ACCEPT}
             disabled={busy}
             aria-describedby={problem ? `${inputId}-problem` : undefined}
-            onChange={(event) => choose(event.target.files?.[0] ?? null)}
+            onChange={(event) => {
+              const files = [...(event.target.files ?? [])];
+              event.target.webkitdirectory = false;
+              chooseFiles(files);
+            }}
             style={{ position: 'absolute', width: 1, height: 1, opacity: 0, overflow: 'hidden' }}
           />
+        </Box>
+
+        <Box>
+          <Button variant="outlined" startIcon={<FolderOpenIcon />} onClick={chooseFolder} disabled={busy}>
+            Choose a folder
+          </Button>
         </Box>
 
         {problem && (

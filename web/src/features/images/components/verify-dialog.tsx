@@ -6,14 +6,18 @@ import DialogContentText from '@mui/material/DialogContentText';
 import DialogTitle from '@mui/material/DialogTitle';
 import Stack from '@mui/material/Stack';
 import TextField from '@mui/material/TextField';
-import type { Image } from '@medshare/contracts';
+import type { Image, StudySummary } from '@medshare/contracts';
 import { useEffect, useState, type FormEvent } from 'react';
 import { toast, toastApiError } from '../../../lib/notify';
-import { useVerifyShare } from '../api/verify-share';
+import { useVerifyShareMutation } from '../api/verify-share';
 import { IMAGES_TOAST } from '../utils/toast-options';
 
 type VerifyDialogProps = {
   image: Image | null;
+  /** A study card's Verify: one sharing id and code open every image of the study. */
+  study?: StudySummary | null;
+  /** A share mail's link whose image is not on this page of the list: only its sharing id is known. */
+  linkedSharingId?: string | null;
   onClose: () => void;
   onVerified: () => void;
 };
@@ -21,19 +25,19 @@ type VerifyDialogProps = {
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** The sharing id (prefilled from the card) and the 6-digit code from the mail. */
-export function VerifyDialog({ image, onClose, onVerified }: VerifyDialogProps) {
+export function VerifyDialog({ image, study = null, linkedSharingId = null, onClose, onVerified }: VerifyDialogProps) {
   const [sharingId, setSharingId] = useState('');
   const [code, setCode] = useState('');
   const [error, setError] = useState<string | null>(null);
-  const { mutate, isPending } = useVerifyShare();
+  const [verify, { isLoading: isPending }] = useVerifyShareMutation();
 
   useEffect(() => {
-    if (image) {
-      setSharingId(image.sharingId ?? '');
+    if (image || study || linkedSharingId) {
+      setSharingId(image?.sharingId ?? study?.sharingId ?? linkedSharingId ?? '');
       setCode('');
       setError(null);
     }
-  }, [image]);
+  }, [image, study, linkedSharingId]);
 
   async function onSubmit(event: FormEvent) {
     event.preventDefault();
@@ -48,30 +52,45 @@ export function VerifyDialog({ image, onClose, onVerified }: VerifyDialogProps) 
     }
     setError(null);
     try {
-      const result = await mutate({ sharingRequestId: id, verificationCode: code });
-      toast.success(result.message ?? 'Image verified successfully', IMAGES_TOAST);
+      const result = await verify({ sharingRequestId: id, verificationCode: code }).unwrap();
+      toast.success(
+        result.message ?? (study ? 'Study verified successfully' : 'Image verified successfully'),
+        IMAGES_TOAST,
+      );
       setSharingId('');
       setCode('');
       onClose();
       onVerified();
     } catch (failure) {
-      // Spec §8 only logs a failed verification; a toast tells the person too.
+      // The original client only logged a failed verification; a toast tells the person too.
       console.error('Image verification failed');
       toastApiError(failure, 'Verification failed. Please try again.', IMAGES_TOAST);
     }
   }
 
   return (
-    <Dialog open={image !== null} onClose={isPending ? undefined : onClose} fullWidth maxWidth="xs">
+    <Dialog
+      open={image !== null || study !== null || linkedSharingId !== null}
+      onClose={isPending ? undefined : onClose}
+      fullWidth
+      maxWidth="xs"
+    >
       <form onSubmit={onSubmit} noValidate>
-        <DialogTitle>Verify image</DialogTitle>
+        <DialogTitle>{study ? 'Verify study' : 'Verify image'}</DialogTitle>
         <DialogContent>
           <DialogContentText sx={{ mb: 2 }}>
-            Enter the image sharing id and the code from the e-mail you received.
+            {study
+              ? 'Enter the study sharing id and the code from the e-mail you received: the one code opens every image of the study.'
+              : 'Enter the image sharing id and the code from the e-mail you received.'}
           </DialogContentText>
+          {(image ?? study) && (
+            <DialogContentText sx={{ mb: 2, overflowWrap: 'anywhere' }}>
+              {study ? 'Study' : 'Image'}: <strong>{(image ?? study)!.caption}</strong>
+            </DialogContentText>
+          )}
           <Stack spacing={2}>
             <TextField
-              label="Image sharing id"
+              label={study ? 'Study sharing id' : 'Image sharing id'}
               value={sharingId}
               onChange={(event) => setSharingId(event.target.value)}
               required

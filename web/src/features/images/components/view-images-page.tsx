@@ -1,22 +1,30 @@
-import Alert from '@mui/material/Alert';
+import UploadIcon from '@mui/icons-material/CloudUpload';
 import Box from '@mui/material/Box';
+import Button from '@mui/material/Button';
 import LinearProgress from '@mui/material/LinearProgress';
 import Typography from '@mui/material/Typography';
-import type { Image } from '@medshare/contracts';
-import { useState, type ReactNode } from 'react';
+import { SharingMessages, type AccessState, type Image, type StudySummary } from '@medshare/contracts';
+import { useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
+import { Link as RouterLink, useSearchParams } from 'react-router';
+import { paths } from '../../../config/paths';
 import { selectUser } from '../../../lib/session';
 import { useAppSelector } from '../../../lib/store';
-import { toastApiError } from '../../../lib/notify';
+import { toast, toastApiError } from '../../../lib/notify';
 import { fetchImageBlob } from '../api/image-content';
 import { useImageList } from '../hooks/use-image-list';
-import { usePublicSettings } from '../hooks/use-public-settings';
+import { useStudyList } from '../hooks/use-study-list';
+import { usePublicSettings } from '../../../lib/public-settings';
 import { splitImages, type Viewer } from '../utils/card-rules';
 import { IMAGES_TOAST } from '../utils/toast-options';
 import { ContentViewerDialog } from './content-viewer-dialog';
 import { DeleteDialog } from './delete-dialog';
+import { ExternalLinksSection } from './external-links-section';
+import { ExternalShareDialog, type LinkTarget as ExternalLinkTarget } from './external-share-dialog';
 import { ImageCard, type CardHandlers } from './image-card';
 import { PagingControl } from './paging-control';
 import { ShareDialog } from './share-dialog';
+import { ShareStudyDialog } from './share-study-dialog';
+import { StudyCard } from './study-card';
 import { VerifyDialog } from './verify-dialog';
 
 const extensions: Record<string, string> = {
@@ -54,32 +62,34 @@ async function download(image: Image) {
   }
 }
 
-type SectionProps = {
+type SectionProps<T> = {
   title: string;
-  images: Image[];
-  empty: string;
-  render: (image: Image) => ReactNode;
+  items: T[];
+  keyOf: (item: T) => string;
+  /** Shown when the section has nothing on this page; null while the list is still loading. */
+  empty: ReactNode;
+  render: (item: T) => ReactNode;
 };
 
-function Section({ title, images, empty, render }: SectionProps) {
+function Section<T>({ title, items, keyOf, empty, render }: SectionProps<T>) {
   const id = `section-${title.toLowerCase().replace(/\s+/g, '-')}`;
   return (
     <Box component="section" aria-labelledby={id} sx={{ mb: 4 }}>
       <Typography id={id} component="h2" variant="h5" sx={{ mb: 2, fontWeight: 700 }}>
         {title}
       </Typography>
-      {images.length === 0 ? (
-        <Typography color="text.secondary">{empty}</Typography>
+      {items.length === 0 ? (
+        empty
       ) : (
         <Box
           sx={{
             display: 'grid',
             gap: 2,
-            gridTemplateColumns: { xs: '1fr', sm: 'repeat(auto-fill, minmax(260px, 1fr))' },
+            gridTemplateColumns: { xs: '1fr', sm: 'repeat(auto-fill, minmax(280px, 1fr))' },
           }}
         >
-          {images.map((image) => (
-            <Box key={`${image.id}-${image.sharingId ?? 'own'}`}>{render(image)}</Box>
+          {items.map((item) => (
+            <Box key={keyOf(item)}>{render(item)}</Box>
           ))}
         </Box>
       )}
@@ -87,7 +97,90 @@ function Section({ title, images, empty, render }: SectionProps) {
   );
 }
 
-/** View Medical Images: Uploaded and Shared sections over one server-paged list (spec §4, §6). */
+/** What an empty section means and what to do about it: one message per section. */
+function EmptySection({ title, next, action }: { title: string; next: string; action?: ReactNode }) {
+  return (
+    <Box
+      sx={{
+        p: { xs: 2, sm: 3 },
+        border: 1,
+        borderStyle: 'dashed',
+        borderColor: 'divider',
+        borderRadius: 2,
+        display: 'grid',
+        gap: 1,
+        justifyItems: 'start',
+      }}
+    >
+      <Typography sx={{ fontWeight: 600 }}>{title}</Typography>
+      <Typography color="text.secondary" variant="body2">
+        {next}
+      </Typography>
+      {action}
+    </Box>
+  );
+}
+
+const OTHER_PAGES = 'The other pages hold the rest: use the arrows below.';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const LINK_NOT_YOURS =
+  'The image of this link is not among the images shared with you. Check that you are signed in as the person the e-mail was sent to, or ask the sender to share it again.';
+
+const ENDED: Record<'image' | 'study', Partial<Record<AccessState, string>>> = {
+  image: {
+    expired: SharingMessages.expired,
+    locked: SharingMessages.locked,
+    revoked: 'The sender has withdrawn this share. Ask them to share the image again.',
+  },
+  study: {
+    expired: SharingMessages.expired,
+    locked: SharingMessages.locked,
+    revoked: 'The sender has withdrawn this share. Ask them to share the study again.',
+  },
+};
+
+/** A card a share mail's link may name: an image, or a study shared whole. */
+type LinkTarget = { sharingId: string | null; accessState: AccessState; noun: 'image' | 'study'; open: () => void };
+
+/**
+ * A share mail's link, /view-images?verify=<sharingId> (`docs/product.md` › View images): once the lists have
+ * answered, opens that image's or study's Verify dialog with the sharing id filled in, and drops the
+ * parameter so that a reload or Back does not open it again. The code is never in the link.
+ */
+function useVerifyLink(targets: LinkTarget[], ready: boolean, morePages: boolean) {
+  const [searchParams, setSearchParams] = useSearchParams();
+  const requested = searchParams.get('verify');
+  const [sharingId, setSharingId] = useState<string | null>(null);
+  // The link is read once, though the lists may answer again before the URL has changed.
+  const consumed = useRef<string | null>(null);
+  useEffect(() => {
+    if (requested === null || !ready || consumed.current === requested) return;
+    consumed.current = requested;
+    setSearchParams(
+      (params) => {
+        params.delete('verify');
+        return params;
+      },
+      { replace: true },
+    );
+    const id = requested.trim();
+    const target = targets.find((t) => t.sharingId?.toLowerCase() === id.toLowerCase());
+    if (target?.accessState === 'verified')
+      toast.info(`This ${target.noun} is already verified: it is open below.`, IMAGES_TOAST);
+    else if (target?.accessState === 'pending') target.open();
+    else if (target) toast.error(ENDED[target.noun][target.accessState] ?? LINK_NOT_YOURS, IMAGES_TOAST);
+    // Not on this page: the dialog takes the id when other pages may hold it; the server decides.
+    else if (UUID.test(id) && morePages) setSharingId(id);
+    else toast.error(LINK_NOT_YOURS, IMAGES_TOAST);
+  }, [requested, ready, morePages, targets, setSearchParams]);
+  return { sharingId, clear: () => setSharingId(null) };
+}
+
+/**
+ * View Medical Images (docs/product.md › View images): the caller's DICOM studies, one card each, over
+ * their own paged list, then the Uploaded and Shared sections of single files over one server-paged list.
+ */
 export function ViewImagesPage({
   aiPath,
   dicomPath,
@@ -98,16 +191,50 @@ export function ViewImagesPage({
   const user = useAppSelector(selectUser);
   const { displayLocale, displayTimeZone } = usePublicSettings();
   const { images, pagination, page, setPage, loading, reload } = useImageList(user?.role);
+  const studyList = useStudyList();
   const [sharing, setSharing] = useState<Image | null>(null);
+  const [sharingStudy, setSharingStudy] = useState<StudySummary | null>(null);
   const [verifying, setVerifying] = useState<Image | null>(null);
+  const [verifyingStudy, setVerifyingStudy] = useState<StudySummary | null>(null);
   const [deleting, setDeleting] = useState<Image | null>(null);
   const [viewing, setViewing] = useState<Image | null>(null);
+  const [linking, setLinking] = useState<ExternalLinkTarget | null>(null);
+  const { studies } = studyList;
+  const targets = useMemo<LinkTarget[]>(
+    () => [
+      ...images.map((image) => ({
+        sharingId: image.sharingId,
+        accessState: image.accessState,
+        noun: 'image' as const,
+        open: () => setVerifying(image),
+      })),
+      ...studies.map((study) => ({
+        sharingId: study.sharingId,
+        accessState: study.accessState,
+        noun: 'study' as const,
+        open: () => setVerifyingStudy(study),
+      })),
+    ],
+    [images, studies],
+  );
+  // Both lists answered (a failed study list counts as answered: the images still decide).
+  const listsReady =
+    !loading && pagination !== null && ((!studyList.loading && studyList.pagination !== null) || studyList.failed);
+  const morePages = (pagination?.totalPages ?? 1) > 1 || (studyList.pagination?.totalPages ?? 1) > 1;
+  const linked = useVerifyLink(targets, listsReady, morePages);
 
   if (!user) return null;
   const viewer: Viewer = { id: user.id, role: user.role };
   const { uploaded, shared } = splitImages(images);
   const handlers: CardHandlers = {
     onShare: setSharing,
+    onShareByLink: (image) =>
+      setLinking({
+        kind: 'image',
+        imageId: image.id,
+        caption: image.caption,
+        dicom: image.contentType === 'application/dicom',
+      }),
     onVerify: setVerifying,
     onDelete: setDeleting,
     onView: setViewing,
@@ -125,20 +252,94 @@ export function ViewImagesPage({
     />
   );
   const totalPages = pagination?.totalPages ?? 1;
+  const totalItems = pagination?.totalItems ?? images.length;
+  // The studies section shows only for someone with studies: single files alone look as they always did.
+  const hasStudies = (studyList.pagination?.totalItems ?? studies.length) > 0 || studyList.page > 1;
+  // Until the first answer the sections say nothing; then 'none yet' only when the whole list
+  // fits on this page, else the section may have images on another page.
+  const settled = !loading || images.length > 0;
+  const wholeList = totalPages <= 1;
+  const uploadedEmpty = !settled ? null : wholeList && hasStudies ? (
+    <EmptySection
+      title="No single images uploaded."
+      next="DICOM studies are listed above, one card each; JPEG, PNG and PDF files appear here."
+    />
+  ) : wholeList ? (
+    <EmptySection
+      title="You have not uploaded any images yet."
+      next="Upload an image for a patient; it appears here, ready to share from its card."
+      action={
+        <Button component={RouterLink} to={paths.upload} variant="contained" size="small" startIcon={<UploadIcon />}>
+          Upload Image
+        </Button>
+      }
+    />
+  ) : (
+    <EmptySection title="No uploaded images on this page." next={OTHER_PAGES} />
+  );
+  const sharedEmpty = !settled ? null : wholeList && hasStudies ? (
+    <EmptySection title="No single images shared with you." next="DICOM studies are listed above, one card each." />
+  ) : wholeList ? (
+    <EmptySection
+      title="Nothing has been shared with you yet."
+      next={
+        user.role === 'patient'
+          ? 'When your provider shares an image with you, you receive an e-mail with a sharing id and a code. The image appears here: choose Verify on its card and enter both to open it.'
+          : 'When someone shares an image with you, you receive an e-mail with a sharing id and a code. The image appears here: choose Verify on its card and enter both to open it.'
+      }
+    />
+  ) : (
+    <EmptySection title="No shared images on this page." next={OTHER_PAGES} />
+  );
+
+  const imageKey = (image: Image) => `${image.id}-${image.sharingId ?? 'own'}`;
+  const studyCard = (study: StudySummary) => (
+    <StudyCard
+      study={study}
+      viewer={viewer}
+      locale={displayLocale}
+      timeZone={displayTimeZone}
+      studyPath={(studyUid) => `${paths.study}/${studyUid}`}
+      onShare={setSharingStudy}
+      onVerify={setVerifyingStudy}
+    />
+  );
+  const studyPages = studyList.pagination?.totalPages ?? 1;
 
   return (
     <>
-      <Box sx={{ minHeight: 4, mb: 1 }}>{loading && <LinearProgress aria-label="Loading images" />}</Box>
-      {!loading && images.length === 0 && page === 1 && (
-        <Alert severity="info" sx={{ mb: 3 }}>
-          No images yet.
-        </Alert>
+      <Box sx={{ minHeight: 4, mb: 1 }}>
+        {(loading || studyList.loading) && <LinearProgress aria-label="Loading images" />}
+      </Box>
+      {hasStudies && (
+        <>
+          <Section
+            title="DICOM Studies"
+            items={studies}
+            keyOf={(study) => study.sharingId ?? study.studyUid ?? study.createdAt}
+            empty={<EmptySection title="No studies on this page." next={OTHER_PAGES} />}
+            render={studyCard}
+          />
+          {studyPages > 1 && (
+            <Box sx={{ mt: -2, mb: 4 }}>
+              <PagingControl
+                page={studyList.page}
+                totalPages={studyPages}
+                capped={studyList.pagination?.totalItemsCapped ?? false}
+                onChange={studyList.setPage}
+                label="Study pages"
+                disabled={studyList.loading && studies.length === 0}
+              />
+            </Box>
+          )}
+        </>
       )}
       {user.role !== 'patient' && (
-        <Section title="Uploaded Images" images={uploaded} empty="No uploaded images on this page." render={card} />
+        <Section title="Uploaded Images" items={uploaded} keyOf={imageKey} empty={uploadedEmpty} render={card} />
       )}
-      <Section title="Shared Images" images={shared} empty="No shared images on this page." render={card} />
-      {totalPages > 0 && (
+      <Section title="Shared Images" items={shared} keyOf={imageKey} empty={sharedEmpty} render={card} />
+      {/* A pager over nothing ('1 / 1' on an empty list) only adds noise. */}
+      {(totalItems > 0 || page > 1) && (
         <PagingControl
           page={page}
           totalPages={totalPages}
@@ -148,6 +349,7 @@ export function ViewImagesPage({
           disabled={loading && images.length === 0}
         />
       )}
+      <ExternalLinksSection locale={displayLocale} timeZone={displayTimeZone} />
 
       <ShareDialog
         image={sharing}
@@ -157,7 +359,30 @@ export function ViewImagesPage({
         onClose={() => setSharing(null)}
         onShared={reload}
       />
-      <VerifyDialog image={verifying} onClose={() => setVerifying(null)} onVerified={reload} />
+      <ShareStudyDialog
+        study={sharingStudy?.studyUid ? { ...sharingStudy, studyUid: sharingStudy.studyUid } : null}
+        viewerId={user.id}
+        locale={displayLocale}
+        timeZone={displayTimeZone}
+        onClose={() => setSharingStudy(null)}
+      />
+      <VerifyDialog
+        image={verifying}
+        study={verifyingStudy}
+        linkedSharingId={linked.sharingId}
+        onClose={() => {
+          setVerifying(null);
+          setVerifyingStudy(null);
+          linked.clear();
+        }}
+        onVerified={reload}
+      />
+      <ExternalShareDialog
+        target={linking}
+        locale={displayLocale}
+        timeZone={displayTimeZone}
+        onClose={() => setLinking(null)}
+      />
       <DeleteDialog image={deleting} onClose={() => setDeleting(null)} onDeleted={reload} />
       <ContentViewerDialog image={viewing} onClose={() => setViewing(null)} />
     </>

@@ -1,55 +1,42 @@
-import type { Image, Pagination, RoleName } from '@medshare/contracts';
-import { useCallback, useEffect, useRef, useState } from 'react';
+import type { RoleName } from '@medshare/contracts';
+import { useEffect, useState } from 'react';
 import { toast } from '../../../lib/notify';
-import { listImages } from '../api/list-images';
+import { useListImagesQuery } from '../api/list-images';
 import { IMAGES_TOAST } from '../utils/toast-options';
 
 export const IMAGES_PAGE_SIZE = 10;
 /** While a thumbnail is being made after an upload, the list is asked again this often. */
 const THUMBNAIL_POLL_MS = 2500;
 
+/**
+ * One page of the caller's image list from the server-state cache: a share, verify, revoke,
+ * delete or upload anywhere invalidates it, so every screen showing it refreshes.
+ */
 export function useImageList(role: RoleName | undefined) {
   const [page, setPage] = useState(1);
-  const [images, setImages] = useState<Image[]>([]);
-  const [pagination, setPagination] = useState<Pagination | null>(null);
-  const [loading, setLoading] = useState(true);
-  const [version, setVersion] = useState(0);
-  const controllerRef = useRef<AbortController | null>(null);
-
-  const reload = useCallback(() => setVersion((v) => v + 1), []);
+  const [waitingForThumbnail, setWaitingForThumbnail] = useState(false);
+  const { data, isFetching, isError, error, refetch } = useListImagesQuery(
+    { role, page, limit: IMAGES_PAGE_SIZE },
+    // Others share, verify and revoke: opening the page or another page of it reads the list again.
+    { pollingInterval: waitingForThumbnail ? THUMBNAIL_POLL_MS : 0, refetchOnMountOrArgChange: true },
+  );
+  const images = data?.images ?? [];
+  const pagination = data?.pagination ?? null;
 
   useEffect(() => {
-    const controller = new AbortController();
-    controllerRef.current?.abort();
-    controllerRef.current = controller;
-    setLoading(true);
-    listImages(role, page, IMAGES_PAGE_SIZE, controller.signal)
-      .then((result) => {
-        const p = result.pagination;
-        // A delete can empty the last page: step back to the page that now is the last.
-        if (p && p.totalPages > 0 && page > p.totalPages) {
-          setPage(p.totalPages);
-          return;
-        }
-        setImages(result.data);
-        setPagination(p ?? null);
-        setLoading(false);
-      })
-      .catch((error: unknown) => {
-        if (error instanceof DOMException && error.name === 'AbortError') return;
-        console.error('Failed to fetch images');
-        toast.error('Failed to fetch images', IMAGES_TOAST);
-        setLoading(false);
-      });
-    return () => controller.abort();
-  }, [role, page, version]);
+    setWaitingForThumbnail((data?.images ?? []).some((image) => image.thumbnailStatus === 'pending'));
+  }, [data]);
 
-  const waitingForThumbnail = images.some((image) => image.thumbnailStatus === 'pending');
+  // A delete can empty the last page: step back to the page that now is the last.
   useEffect(() => {
-    if (!waitingForThumbnail) return;
-    const timer = window.setTimeout(reload, THUMBNAIL_POLL_MS);
-    return () => window.clearTimeout(timer);
-  }, [waitingForThumbnail, images, reload]);
+    if (pagination && pagination.totalPages > 0 && page > pagination.totalPages) setPage(pagination.totalPages);
+  }, [pagination, page]);
 
-  return { images, pagination, page, setPage, loading, reload };
+  useEffect(() => {
+    if (!isError) return;
+    console.error('Failed to fetch images');
+    toast.error('Failed to fetch images', IMAGES_TOAST);
+  }, [isError, error]);
+
+  return { images, pagination, page, setPage, loading: isFetching, reload: refetch };
 }

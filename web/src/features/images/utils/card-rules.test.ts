@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ADMIN, OTHER_PROVIDER, PATIENT, PROVIDER, makeImage, pendingShare, verifiedShare } from '../testing-fixtures';
 import { cardActions, cardDisplay, splitImages } from './card-rules';
 
-describe('card display (spec §4)', () => {
+describe('card display (docs/product.md › States and transitions)', () => {
   it('shows the content to the sharer', () => {
     expect(cardDisplay(makeImage(), PROVIDER).kind).toBe('content');
   });
@@ -32,7 +32,7 @@ describe('card display (spec §4)', () => {
   });
 });
 
-describe('card buttons (spec §4)', () => {
+describe('card buttons (docs/product.md › States and transitions)', () => {
   it('a non-patient sees Share on own uploaded images only', () => {
     expect(cardActions(makeImage(), PROVIDER).share).toBe(true);
     expect(cardActions(verifiedShare(), OTHER_PROVIDER).share).toBe(false);
@@ -74,7 +74,7 @@ describe('card buttons (spec §4)', () => {
   });
 });
 
-describe('list split (spec §4)', () => {
+describe('list split (docs/product.md › States and transitions)', () => {
   it('puts images that are not shared under Uploaded and shared ones under Shared', () => {
     const own = makeImage();
     const received = verifiedShare({ id: '77777777-7777-4777-8777-777777777777' });

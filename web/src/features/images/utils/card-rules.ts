@@ -12,9 +12,9 @@ export type CardActions = {
 };
 
 /**
- * What the card shows in place of the picture (spec §4 "Image card display"): the content only
- * when the viewer is the sharer, has verified, or is an admin, and the server handed out a content
- * path; otherwise the honest state of the viewer's share.
+ * What the card shows in place of the picture (`docs/product.md` › States and transitions, "Image
+ * card display"): the content only when the viewer is the sharer, has verified, or is an admin, and
+ * the server handed out a content path; otherwise the honest state of the viewer's share.
  */
 export type CardDisplay =
   { kind: 'content' } | { kind: 'not-verified' } | { kind: 'expired' } | { kind: 'revoked' } | { kind: 'locked' };
@@ -41,7 +41,10 @@ export function cardDisplay(image: Image, viewer: Viewer): CardDisplay {
   }
 }
 
-/** Spec §4: uploaded images are those not shared (the list split of the same section). */
+/**
+ * `docs/product.md` › States and transitions: uploaded images are those not shared (the list split of the
+ * same section).
+ */
 export const isUploaded = (image: Image) => !image.isShared;
 
 /**
@@ -50,7 +53,7 @@ export const isUploaded = (image: Image) => !image.isShared;
  */
 const awaitsCode = (image: Image) => !image.isVerified && image.accessState === 'pending';
 
-/** Spec §4 "Image buttons", one line per rule. */
+/** `docs/product.md` › States and transitions, "Image buttons", one line per rule. */
 export function cardActions(image: Image, viewer: Viewer): CardActions {
   const content = mayShowContent(image, viewer);
   return {
@@ -65,6 +68,15 @@ export function cardActions(image: Image, viewer: Viewer): CardActions {
     view: content,
     download: content,
   };
+}
+
+/**
+ * Share by link (`docs/product.md` › View images): the uploader, or the image's own patient once they
+ * see it; never a de-identified copy (it names no patient). The server holds the same rule.
+ */
+export function mayShareByLink(image: Image, viewer: Viewer): boolean {
+  if (!mayShowContent(image, viewer)) return false;
+  return image.uploadedByMe || (image.patient !== null && image.patient.id === viewer.id);
 }
 
 export function splitImages(images: Image[]): { uploaded: Image[]; shared: Image[] } {

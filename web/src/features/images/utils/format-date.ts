@@ -1,4 +1,7 @@
-/** Dates in the configured locale and time zone (DESIGN §13); a bad setting falls back to the default. */
+/**
+ * Dates in the configured locale and time zone (`docs/architecture.md` › Frontend); a bad setting falls back
+ * to the default.
+ */
 export function formatDateTime(iso: string, locale: string, timeZone: string): string {
   const date = new Date(iso);
   if (Number.isNaN(date.getTime())) return '';

@@ -1,6 +1,9 @@
 import { ImageMessages } from '@medshare/contracts';
 
-/** Spec §5/§9: the four accepted kinds, by declared type or (when the browser gives none) by extension. */
+/**
+ * `docs/product.md` › Validation rules: the four accepted kinds, by declared type or (when the browser gives
+ * none) by extension.
+ */
 export const ACCEPTED_TYPES = ['image/jpeg', 'image/png', 'application/pdf', 'application/dicom'] as const;
 export const ACCEPT_ATTRIBUTE =
   '.jpeg,.jpg,.png,.pdf,.dcm,.dicom,image/jpeg,image/png,application/pdf,application/dicom';
@@ -41,7 +44,10 @@ export function fileProblem(file: File, maxUploadMb: number): string | null {
   return null;
 }
 
-/** The checks before sending, in the order the spec lists them; null when the form may be sent. */
+/**
+ * The checks before sending, in the order `docs/product.md` › Validation rules lists them; null when the form
+ * may be sent.
+ */
 export function uploadProblem(file: File | null, caption: string, maxUploadMb: number): string | null {
   if (!file) return ImageMessages.noFile;
   const problem = fileProblem(file, maxUploadMb);

@@ -19,14 +19,18 @@ import Typography from '@mui/material/Typography';
 import type { ReactNode } from 'react';
 import { Link as RouterLink } from 'react-router';
 import { SiteFooter } from '../../../components/layout/site-footer';
+import { startPageFor, startPageLabel } from '../../../components/layout/page-access';
 import { SiteHeader } from '../../../components/layout/site-header';
 import { paths } from '../../../config/paths';
 import { site } from '../../../config/site';
+import { selectToken, selectUser } from '../../../lib/session';
+import { useAppSelector } from '../../../lib/store';
 import { HeroIllustration } from './hero-illustration';
 
 type Pledge = { title: string; text: string; icon: ReactNode };
 
-// The four promises of the spec; each names the mechanism that keeps it (DESIGN §7, §6, §11, §9).
+// The four promises of `docs/product.md` › Purpose and people; each names the mechanism that keeps it
+// (`docs/architecture.md` › Images, Roles and permissions, Audit trail, Messages).
 const promises: Pledge[] = [
   {
     title: 'Encryption in transit and at rest',
@@ -138,6 +142,20 @@ function IconBadge({ children, tone = 'primary' }: { children: ReactNode; tone?:
 }
 
 export function LandingPage() {
+  const signedIn = Boolean(useAppSelector(selectToken));
+  const role = useAppSelector(selectUser)?.role;
+  // A signed-in visitor is offered the way back into the app, not a new account.
+  const backIntoApp = (
+    <Button
+      component={RouterLink}
+      to={startPageFor(role)}
+      variant="contained"
+      size="large"
+      endIcon={<ArrowForwardIcon />}
+    >
+      Go to {startPageLabel(role)}
+    </Button>
+  );
   return (
     <>
       <title>{`${site.name} — ${site.tagline}`}</title>
@@ -179,18 +197,24 @@ export function LandingPage() {
                   recorded.
                 </Typography>
                 <Stack direction={{ xs: 'column', sm: 'row' }} spacing={2} sx={{ mb: 4 }}>
-                  <Button
-                    component={RouterLink}
-                    to={paths.register}
-                    variant="contained"
-                    size="large"
-                    endIcon={<ArrowForwardIcon />}
-                  >
-                    Create an account
-                  </Button>
-                  <Button component={RouterLink} to={paths.login} variant="outlined" size="large">
-                    Login
-                  </Button>
+                  {signedIn ? (
+                    backIntoApp
+                  ) : (
+                    <>
+                      <Button
+                        component={RouterLink}
+                        to={paths.register}
+                        variant="contained"
+                        size="large"
+                        endIcon={<ArrowForwardIcon />}
+                      >
+                        Create an account
+                      </Button>
+                      <Button component={RouterLink} to={paths.login} variant="outlined" size="large">
+                        Login
+                      </Button>
+                    </>
+                  )}
                 </Stack>
                 <Stack direction="row" sx={{ flexWrap: 'wrap', columnGap: 3, rowGap: 1 }}>
                   {['Two-step sign-in', 'Per-file encryption keys', 'Self-hostable'].map((point) => (
@@ -355,7 +379,9 @@ export function LandingPage() {
                   Ready to share images the secure way?
                 </Typography>
                 <Typography color="text.secondary">
-                  Create an account in a minute, or see how sharing works in the demo first.
+                  {signedIn
+                    ? 'Back to your images, or see how sharing works in the demo.'
+                    : 'Create an account in a minute, or see how sharing works in the demo first.'}
                 </Typography>
               </Box>
               <Stack
@@ -363,9 +389,13 @@ export function LandingPage() {
                 spacing={2}
                 sx={{ flexShrink: 0, width: { xs: '100%', sm: 'auto' } }}
               >
-                <Button component={RouterLink} to={paths.register} variant="contained" size="large">
-                  Register
-                </Button>
+                {signedIn ? (
+                  backIntoApp
+                ) : (
+                  <Button component={RouterLink} to={paths.register} variant="contained" size="large">
+                    Register
+                  </Button>
+                )}
                 <Button component={RouterLink} to={paths.shareImage} variant="outlined" size="large">
                   Try the share demo
                 </Button>

@@ -3,51 +3,34 @@ import Paper from '@mui/material/Paper';
 import Typography from '@mui/material/Typography';
 import useMediaQuery from '@mui/material/useMediaQuery';
 import type { ChatListEntry, Message, MessageRecipient, ReadEvent } from '@medshare/contracts';
-import { useCallback, useEffect, useRef, useState } from 'react';
+import { skipToken } from '@reduxjs/toolkit/query/react';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { DESKTOP_MIN_WIDTH } from '../../../config/constants';
 import { site } from '../../../config/site';
+import { apiSlice } from '../../../lib/api-slice';
 import { toastApiError } from '../../../lib/notify';
 import { selectToken, selectUser } from '../../../lib/session';
-import { useAppSelector } from '../../../lib/store';
-import { getChat } from '../api/get-chat';
-import { getChatList } from '../api/get-chat-list';
-import { markChatRead } from '../api/mark-chat-read';
-import { sendMessage } from '../api/send-message';
+import { useAppDispatch, useAppSelector } from '../../../lib/store';
+import { threadMessages, useGetChatInfiniteQuery } from '../api/get-chat';
+import { flattenChats, useGetChatListInfiniteQuery } from '../api/get-chat-list';
+import { useMarkChatReadMutation } from '../api/mark-chat-read';
+import { useSendMessageMutation } from '../api/send-message';
 import { useDisplayZone, useMinuteClock } from '../hooks/use-display-zone';
+import { useLiveCache } from '../hooks/use-live-cache';
 import { useMessageStream } from '../hooks/use-message-stream';
-import {
-  applyMessageToChats,
-  applyReadReceipt,
-  applyReadToChats,
-  inThread,
-  mergeMessages,
-} from '../utils/merge-messages';
 import { ChatList, type LoadState } from './chat-list';
 import { ChatThread, type Partner } from './chat-thread';
 import { SelectUserDialog } from './select-user-dialog';
 import { SendMessageDialog } from './send-message-dialog';
 import { MessagesTexts, TOAST_POSITION } from './texts';
 
-type ThreadState = {
-  partnerId: string | null;
-  messages: Message[];
-  state: LoadState;
-  hasOlder: boolean;
-  loadingOlder: boolean;
-};
-
-const emptyThread: ThreadState = {
-  partnerId: null,
-  messages: [],
-  state: 'ready',
-  hasOlder: false,
-  loadingOlder: false,
-};
-
-const isAbort = (error: unknown) => error instanceof DOMException && error.name === 'AbortError';
 const pageVisible = () => document.visibilityState !== 'hidden';
+const toastOptions = { position: TOAST_POSITION };
 
-/** /messages: the chat list, one open thread, the new-chat dialogs and the live stream. */
+/**
+ * /messages: the chat list, one open thread, the new-chat dialogs and the live stream. Lists and
+ * threads live in the server-state cache: a send invalidates them, live events edit them in place.
+ */
 export function MessagesPage() {
   const me = useAppSelector(selectUser);
   const token = useAppSelector(selectToken);
@@ -55,158 +38,84 @@ export function MessagesPage() {
   const isDesktop = useMediaQuery(`(min-width:${DESKTOP_MIN_WIDTH}px)`, { noSsr: true });
   const zone = useDisplayZone();
   const now = useMinuteClock();
+  const dispatch = useAppDispatch();
+  const liveCache = useLiveCache(meId);
 
-  const [chats, setChatsState] = useState<ChatListEntry[]>([]);
-  const [chatsLoad, setChatsLoad] = useState<LoadState>('loading');
-  const [chatPages, setChatPages] = useState({ loaded: 1, hasMore: false });
   const [partner, setPartnerState] = useState<Partner | null>(null);
-  const [thread, setThread] = useState<ThreadState>(emptyThread);
-  const [sending, setSending] = useState(false);
   const [pickerOpen, setPickerOpen] = useState(false);
   const [recipient, setRecipient] = useState<Partner | null>(null);
+
+  // Coming to the page (or back to a chat) shows what is cached at once and asks again.
+  const chatList = useGetChatListInfiniteQuery(undefined, { refetchOnMountOrArgChange: true });
+  const thread = useGetChatInfiniteQuery(partner?.id ?? skipToken, { refetchOnMountOrArgChange: true });
+  const [sendMessage, { isLoading: sending }] = useSendMessageMutation();
+  const [markChatRead] = useMarkChatReadMutation();
+
+  const chats = useMemo(() => (chatList.data ? flattenChats(chatList.data.pages) : []), [chatList.data]);
+  const chatsLoad: LoadState = chatList.data ? 'ready' : chatList.isError ? 'error' : 'loading';
+  // `currentData`: while another partner's thread loads, the previous one must not show.
+  const threadPages = thread.currentData?.pages;
+  const messages = useMemo(() => (threadPages ? threadMessages(threadPages) : []), [threadPages]);
+  const threadState: LoadState = threadPages ? 'ready' : thread.isError ? 'error' : 'loading';
 
   // Live events arrive outside React's render cycle; these refs hold what they need to decide.
   const chatsRef = useRef(chats);
   const partnerRef = useRef(partner);
-  const chatListRequest = useRef<AbortController | null>(null);
-  const threadRequest = useRef<AbortController | null>(null);
   const markReadTimer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
+  useEffect(() => {
+    chatsRef.current = chats;
+  }, [chats]);
 
-  const setChats = useCallback((next: ChatListEntry[]) => {
-    chatsRef.current = next;
-    setChatsState(next);
-  }, []);
   const setPartner = useCallback((next: Partner | null) => {
     partnerRef.current = next;
     setPartnerState(next);
   }, []);
 
-  const reloadChats = useCallback(async () => {
-    chatListRequest.current?.abort();
-    const controller = new AbortController();
-    chatListRequest.current = controller;
-    setChatsLoad((s) => (s === 'error' ? 'loading' : s));
-    try {
-      const result = await getChatList(1, controller.signal);
-      setChats(result.data);
-      setChatPages({ loaded: 1, hasMore: Boolean(result.pagination?.hasNextPage) });
-      setChatsLoad('ready');
-    } catch (error) {
-      if (isAbort(error) || controller.signal.aborted) return;
-      setChatsLoad((s) => (s === 'ready' && chatsRef.current.length > 0 ? s : 'error'));
-      toastApiError(error, MessagesTexts.chatsFailed, { position: TOAST_POSITION });
-    }
-  }, [setChats]);
-
-  async function loadMoreChats() {
-    try {
-      const page = chatPages.loaded + 1;
-      const result = await getChatList(page);
-      const known = new Set(chatsRef.current.map((c) => c.id));
-      setChats([...chatsRef.current, ...result.data.filter((c) => !known.has(c.id))]);
-      setChatPages({ loaded: page, hasMore: Boolean(result.pagination?.hasNextPage) });
-    } catch (error) {
-      toastApiError(error, MessagesTexts.chatsFailed, { position: TOAST_POSITION });
-    }
-  }
+  useEffect(() => {
+    if (chatList.isError) toastApiError(chatList.error, MessagesTexts.chatsFailed, toastOptions);
+  }, [chatList.isError, chatList.error]);
+  useEffect(() => {
+    if (thread.isError) toastApiError(thread.error, MessagesTexts.threadFailed, toastOptions);
+  }, [thread.isError, thread.error]);
 
   const markRead = useCallback(
     (partnerId: string) => {
       clearTimeout(markReadTimer.current);
-      markReadTimer.current = setTimeout(() => {
-        markChatRead(partnerId)
-          .then((r) => {
-            setChats(chatsRef.current.map((c) => (c.id === partnerId ? { ...c, unreadCount: r.data.unreadCount } : c)));
-          })
-          .catch(() => {
-            // Stays unread and is tried again when the chat is opened or a message comes in.
-          });
-      }, 250);
+      // A failure leaves the chat unread; it is tried again when it is opened or a message comes in.
+      markReadTimer.current = setTimeout(() => void markChatRead(partnerId), 250);
     },
-    [setChats],
+    [markChatRead],
   );
 
-  /** The newest page of the open thread, merged into what is shown (older pages stay). */
-  const reloadThread = useCallback(
-    async (partnerId: string, fresh: boolean) => {
-      threadRequest.current?.abort();
-      const controller = new AbortController();
-      threadRequest.current = controller;
-      try {
-        const page = await getChat(partnerId, undefined, controller.signal);
-        setThread((t) =>
-          t.partnerId !== partnerId
-            ? t
-            : {
-                ...t,
-                messages: mergeMessages(t.messages, page.messages),
-                hasOlder: fresh ? page.hasOlder : t.hasOlder,
-                state: 'ready',
-              },
-        );
-        const unreadHere = page.messages.some((m) => m.senderId === partnerId && !m.readAt);
-        if (unreadHere && pageVisible() && partnerRef.current?.id === partnerId) markRead(partnerId);
-      } catch (error) {
-        if (isAbort(error) || controller.signal.aborted) return;
-        setThread((t) => (t.partnerId === partnerId && t.messages.length === 0 ? { ...t, state: 'error' } : t));
-        toastApiError(error, MessagesTexts.threadFailed, { position: TOAST_POSITION });
-      }
-    },
-    [markRead],
-  );
+  // Read while open and in view: what the partner sent is marked read.
+  useEffect(() => {
+    if (!partner || !pageVisible()) return;
+    if (messages.some((m) => m.senderId === partner.id && !m.readAt)) markRead(partner.id);
+  }, [messages, partner, markRead]);
 
-  const openChat = useCallback(
-    (next: Partner) => {
-      setPartner(next);
-      if (thread.partnerId === next.id) {
-        // Back from the list on a small screen: catch up on what came in while it was closed.
-        void reloadThread(next.id, false);
-        return;
-      }
-      setThread({ partnerId: next.id, messages: [], state: 'loading', hasOlder: false, loadingOlder: false });
-      void reloadThread(next.id, true);
-    },
-    [reloadThread, setPartner, thread.partnerId],
-  );
+  const openChat = useCallback((next: Partner) => setPartner(next), [setPartner]);
 
-  async function loadOlder() {
-    const partnerId = thread.partnerId;
-    const oldest = thread.messages[0]?.id;
-    if (!partnerId || !oldest || thread.loadingOlder || !thread.hasOlder) return;
-    setThread((t) => ({ ...t, loadingOlder: true }));
-    try {
-      const page = await getChat(partnerId, oldest);
-      setThread((t) =>
-        t.partnerId !== partnerId
-          ? t
-          : { ...t, messages: mergeMessages(t.messages, page.messages), hasOlder: page.hasOlder, loadingOlder: false },
-      );
-    } catch (error) {
-      setThread((t) => ({ ...t, loadingOlder: false }));
-      toastApiError(error, MessagesTexts.threadFailed, { position: TOAST_POSITION });
-    }
+  function loadOlder() {
+    if (thread.hasNextPage && !thread.isFetchingNextPage) void thread.fetchNextPage();
   }
 
-  /** Spec §4: appended, input cleared, dialogs closed, chat list and thread reloaded. */
+  /**
+   * `docs/product.md` › States and transitions: appended, input cleared, dialogs closed, chat list and thread
+   * reloaded.
+   */
   async function send(to: Partner, content: string): Promise<boolean> {
     const text = content.trim();
     if (!text || sending) return false;
-    setSending(true);
     try {
-      const result = await sendMessage({ recipientId: to.id, content: text });
-      // Opening the chat loads its thread; an open one is reloaded.
+      await sendMessage({ recipientId: to.id, content: text }).unwrap();
+      // Opening the chat loads its thread; an open one shows the message and is reloaded.
       if (partnerRef.current?.id !== to.id) openChat(to);
-      else void reloadThread(to.id, false);
-      setThread((t) => (t.partnerId === to.id ? { ...t, messages: mergeMessages(t.messages, [result.data]) } : t));
       setRecipient(null);
       setPickerOpen(false);
-      void reloadChats();
       return true;
     } catch (error) {
-      toastApiError(error, MessagesTexts.sendFailed, { position: TOAST_POSITION });
+      toastApiError(error, MessagesTexts.sendFailed, toastOptions);
       return false;
-    } finally {
-      setSending(false);
     }
   }
 
@@ -214,46 +123,24 @@ export function MessagesPage() {
     (m: Message) => {
       const open = partnerRef.current;
       const reading = open && pageVisible() ? open.id : null;
-      if (open && inThread(m, meId, open.id)) {
-        setThread((t) => (t.partnerId === open.id ? { ...t, messages: mergeMessages(t.messages, [m]) } : t));
-        if (m.senderId === open.id && reading) markRead(open.id);
-      }
-      const update = applyMessageToChats(chatsRef.current, m, meId, reading);
-      if (update.known) setChats(update.chats);
-      else void reloadChats();
+      if (!liveCache.message(m, reading)) dispatch(apiSlice.util.invalidateTags(['Conversations']));
     },
-    [meId, markRead, reloadChats, setChats],
+    [liveCache, dispatch],
   );
 
-  const onLiveRead = useCallback(
-    (read: ReadEvent) => {
-      setThread((t) => ({ ...t, messages: applyReadReceipt(t.messages, meId, read) }));
-      setChats(applyReadToChats(chatsRef.current, meId, read));
-    },
-    [meId, setChats],
-  );
+  const onLiveRead = useCallback((read: ReadEvent) => liveCache.read(read), [liveCache]);
 
   const onLiveReady = useCallback(
     (reconnected: boolean) => {
-      if (!reconnected) return;
       // Read receipts are not replayed, and the list may have moved while we were away.
-      void reloadChats();
-      const open = partnerRef.current;
-      if (open) void reloadThread(open.id, false);
+      if (reconnected) dispatch(apiSlice.util.invalidateTags(['Conversations', 'Messages']));
     },
-    [reloadChats, reloadThread],
+    [dispatch],
   );
 
   const live = useMessageStream(token, { onMessage: onLiveMessage, onRead: onLiveRead, onReady: onLiveReady });
 
-  useEffect(() => {
-    void reloadChats();
-    return () => {
-      chatListRequest.current?.abort();
-      threadRequest.current?.abort();
-      clearTimeout(markReadTimer.current);
-    };
-  }, [reloadChats]);
+  useEffect(() => () => clearTimeout(markReadTimer.current), []);
 
   // Coming back to the tab reads what arrived in the open chat meanwhile.
   useEffect(() => {
@@ -319,15 +206,15 @@ export function MessagesPage() {
                 zone={zone}
                 now={now}
                 live={live}
-                hasMore={chatPages.hasMore}
+                hasMore={chatList.hasNextPage}
                 onSelect={selectChat}
                 onRefresh={() => {
-                  void reloadChats();
+                  void chatList.refetch();
                   setPickerOpen(true);
                 }}
-                onRetry={() => void reloadChats()}
+                onRetry={() => void chatList.refetch()}
                 onNewChat={() => setPickerOpen(true)}
-                onLoadMore={() => void loadMoreChats()}
+                onLoadMore={() => void chatList.fetchNextPage()}
               />
             </Box>
           )}
@@ -336,19 +223,16 @@ export function MessagesPage() {
               {partner ? (
                 <ChatThread
                   partner={partner}
-                  messages={thread.partnerId === partner.id ? thread.messages : []}
-                  state={thread.partnerId === partner.id ? thread.state : 'loading'}
-                  hasOlder={thread.hasOlder}
-                  loadingOlder={thread.loadingOlder}
+                  messages={messages}
+                  state={threadState}
+                  hasOlder={thread.hasNextPage}
+                  loadingOlder={thread.isFetchingNextPage}
                   sending={sending}
                   meId={meId}
                   zone={zone}
                   now={now}
-                  onLoadOlder={() => void loadOlder()}
-                  onRetry={() => {
-                    setThread((t) => ({ ...t, state: 'loading' }));
-                    void reloadThread(partner.id, true);
-                  }}
+                  onLoadOlder={loadOlder}
+                  onRetry={() => void thread.refetch()}
                   onSend={(content) => send(partner, content)}
                   onBack={isDesktop ? undefined : () => setPartner(null)}
                 />

@@ -13,9 +13,11 @@ import ListItemButton from '@mui/material/ListItemButton';
 import TextField from '@mui/material/TextField';
 import Typography from '@mui/material/Typography';
 import type { MessageRecipient } from '@medshare/contracts';
-import { useEffect, useState } from 'react';
+import { skipToken } from '@reduxjs/toolkit/query/react';
+import { useState } from 'react';
 import { roleLabel } from '../../../lib/roles';
-import { searchRecipients } from '../api/search-recipients';
+import { useDebouncedValue } from '../../../lib/use-debounced-value';
+import { useSearchRecipientsQuery } from '../api/search-recipients';
 import { AvatarInitials } from './avatar-initials';
 import { MessagesTexts } from './texts';
 
@@ -33,26 +35,12 @@ type Results = { state: 'loading' | 'ready' | 'error'; users: MessageRecipient[]
 /** 'Select User to Chat': people the caller may write to, searched by name or e-mail. */
 export function SelectUserDialog({ open, onClose, onPick, fullScreen }: SelectUserDialogProps) {
   const [search, setSearch] = useState('');
-  const [results, setResults] = useState<Results>({ state: 'loading', users: [] });
-
-  useEffect(() => {
-    if (!open) return;
-    const controller = new AbortController();
-    const timer = setTimeout(() => {
-      setResults((r) => ({ ...r, state: 'loading' }));
-      searchRecipients(search, controller.signal)
-        .then((r) => setResults({ state: 'ready', users: r.data }))
-        .catch((error: unknown) => {
-          if (!controller.signal.aborted && !(error instanceof DOMException && error.name === 'AbortError')) {
-            setResults({ state: 'error', users: [] });
-          }
-        });
-    }, SEARCH_DEBOUNCE_MS);
-    return () => {
-      clearTimeout(timer);
-      controller.abort();
-    };
-  }, [open, search]);
+  const query = useDebouncedValue(search, SEARCH_DEBOUNCE_MS);
+  const found = useSearchRecipientsQuery(open ? query : skipToken);
+  // The last answer stays (dimmed) while the next search runs.
+  const results: Results = found.isError
+    ? { state: 'error', users: [] }
+    : { state: found.isFetching || !found.data ? 'loading' : 'ready', users: found.data ?? [] };
 
   return (
     <Dialog
@@ -110,9 +98,12 @@ export function SelectUserDialog({ open, onClose, onPick, fullScreen }: SelectUs
                       <Typography noWrap sx={{ fontWeight: 600, fontSize: 15 }}>
                         {u.firstname} {u.lastname}
                       </Typography>
-                      <Typography noWrap sx={{ fontSize: 13, color: 'text.secondary' }}>
-                        {u.email}
-                      </Typography>
+                      {/* Patients get an e-mail only for people they already deal with. */}
+                      {u.email && (
+                        <Typography noWrap sx={{ fontSize: 13, color: 'text.secondary' }}>
+                          {u.email}
+                        </Typography>
+                      )}
                     </Box>
                     <Chip size="small" label={roleLabel(u.role)} variant="outlined" sx={{ flexShrink: 0 }} />
                   </ListItemButton>

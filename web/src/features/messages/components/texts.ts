@@ -1,4 +1,4 @@
-/** The screen's words (spec §2 Messages, verbatim where the spec gives them). */
+/** The screen's words (`docs/product.md` › Messages, verbatim where it gives them). */
 export const MessagesTexts = {
   title: 'Messages',
   chats: 'Chats',
@@ -21,5 +21,5 @@ export const MessagesTexts = {
   sendFailed: 'Message could not be sent. Please try again.',
 } as const;
 
-/** Toasts of the messaging area appear bottom-left (spec §8). */
+/** Toasts of the messaging area appear bottom-left (`docs/product.md` › Messages and errors). */
 export const TOAST_POSITION = 'bottom-left' as const;

@@ -1,33 +1,17 @@
-import { useEffect, useState } from 'react';
-import { getDisplaySettings } from '../api/get-display-settings';
-import { DEFAULT_LOCALE, DEFAULT_TIME_ZONE, safeZone, type DisplayZone } from '../utils/format-timestamp';
+import { useEffect, useMemo, useState } from 'react';
+import { usePublicSettings } from '../../../lib/public-settings';
+import { safeZone, type DisplayZone } from '../utils/format-timestamp';
 
-let cached: Promise<DisplayZone> | undefined;
-
-function loadZone(): Promise<DisplayZone> {
-  cached ??= getDisplaySettings()
-    .then((r) => safeZone({ locale: r.data.displayLocale, timeZone: r.data.displayTimeZone }))
-    .catch(() => {
-      // Offline or an older server: the seeded defaults, and ask again next time.
-      cached = undefined;
-      return { locale: DEFAULT_LOCALE, timeZone: DEFAULT_TIME_ZONE };
-    });
-  return cached;
-}
-
-/** The configured locale and time zone for dates (GET /api/appsetting/public), once per page load. */
+/**
+ * The configured locale and time zone for dates, from the app's one cached copy of the public
+ * settings (the seeded defaults until it arrives; a new value shows as soon as an admin saves it).
+ */
 export function useDisplayZone(): DisplayZone {
-  const [zone, setZone] = useState<DisplayZone>({ locale: DEFAULT_LOCALE, timeZone: DEFAULT_TIME_ZONE });
-  useEffect(() => {
-    let live = true;
-    void loadZone().then((z) => {
-      if (live) setZone(z);
-    });
-    return () => {
-      live = false;
-    };
-  }, []);
-  return zone;
+  const { displayLocale, displayTimeZone } = usePublicSettings();
+  return useMemo(
+    () => safeZone({ locale: displayLocale, timeZone: displayTimeZone }),
+    [displayLocale, displayTimeZone],
+  );
 }
 
 /** A clock that ticks each minute, so 'today' turns into 'Yesterday' on a screen left open overnight. */

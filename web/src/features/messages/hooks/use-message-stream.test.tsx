@@ -1,10 +1,20 @@
 import type { Message } from '@medshare/contracts';
 import { renderHook, waitFor } from '@testing-library/react';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { HttpResponse, http } from 'msw';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { API_BASE } from '../../../lib/api-client';
+import * as navigation from '../../../lib/navigation';
+import { failure } from '../../../testing/handlers';
+import { server } from '../../../testing/server';
 import { backoffDelay, useMessageStream } from './use-message-stream';
 
-vi.mock('../../../lib/navigation', () => ({ hardNavigate: vi.fn(), currentPath: () => '/messages' }));
-const { hardNavigate } = await import('../../../lib/navigation');
+// jsdom cannot navigate: the full page load is spied on, as in api-client.test.ts.
+beforeEach(() => {
+  vi.spyOn(navigation, 'hardNavigate').mockImplementation(() => {});
+  vi.spyOn(navigation, 'currentPath').mockReturnValue('/messages');
+});
+
+const STREAM_HEADERS = { 'Content-Type': 'text/event-stream' };
 
 const message = (id: number): Message => ({
   id,
@@ -15,18 +25,22 @@ const message = (id: number): Message => ({
   readAt: null,
 });
 
-/** Each call answers the next scripted stream body (closed after its text). */
+/**
+ * Each connection gets the next scripted stream body (closed after its text); once the script is
+ * used up, a connection stays open and silent. Returns every request the stream endpoint received.
+ */
 function scriptedStreams(bodies: string[]) {
-  const calls: Headers[] = [];
-  const fetchMock = vi.fn(async (_input: RequestInfo | URL, init?: RequestInit) => {
-    calls.push(new Headers(init?.headers));
-    const text = bodies.shift();
-    if (text === undefined) return new Promise<Response>(() => undefined);
-    if (text === '401') return new Response('{"success":false,"message":"Token expired"}', { status: 401 });
-    return new Response(text, { status: 200, headers: { 'Content-Type': 'text/event-stream' } });
-  });
-  vi.stubGlobal('fetch', fetchMock);
-  return calls;
+  const seen: Request[] = [];
+  server.use(
+    http.get(`${API_BASE}/message/stream`, ({ request }) => {
+      seen.push(request);
+      const text = bodies.shift();
+      if (text === undefined) return new HttpResponse(new ReadableStream(), { headers: STREAM_HEADERS });
+      if (text === '401') return failure(401, 'Token expired');
+      return new HttpResponse(text, { headers: STREAM_HEADERS });
+    }),
+  );
+  return seen;
 }
 
 const handlers = () => ({ onMessage: vi.fn(), onRead: vi.fn(), onReady: vi.fn() });
@@ -44,9 +58,9 @@ describe('useMessageStream', () => {
     const { unmount } = renderHook(() => useMessageStream('tok', h));
     await waitFor(() => expect(h.onMessage).toHaveBeenCalledTimes(2), { timeout: 3000 });
     expect(h.onMessage.mock.calls.map(([m]) => (m as Message).id)).toEqual([5, 6]);
-    expect(calls[0]!.get('Authorization')).toBe('Bearer tok');
-    expect(calls[0]!.has('Last-Event-ID')).toBe(false);
-    expect(calls[1]!.get('Last-Event-ID')).toBe('5');
+    expect(calls[0]!.headers.get('Authorization')).toBe('Bearer tok');
+    expect(calls[0]!.headers.has('Last-Event-ID')).toBe(false);
+    expect(calls[1]!.headers.get('Last-Event-ID')).toBe('5');
     expect(h.onReady.mock.calls).toEqual([[false], [true]]);
     unmount();
   });
@@ -56,7 +70,7 @@ describe('useMessageStream', () => {
       `event: ready\ndata: {"lastEventId":0}\n\nevent: end\ndata: {"reason":"session_revoked"}\n\n`,
     ]);
     renderHook(() => useMessageStream('tok', handlers()));
-    await waitFor(() => expect(hardNavigate).toHaveBeenCalledWith('/login'));
+    await waitFor(() => expect(navigation.hardNavigate).toHaveBeenCalledWith('/login'));
     await new Promise((r) => setTimeout(r, 1200));
     expect(calls).toHaveLength(1);
   });
@@ -64,7 +78,7 @@ describe('useMessageStream', () => {
   it('treats a 401 on connect as the end of the session', async () => {
     const calls = scriptedStreams(['401']);
     renderHook(() => useMessageStream('tok', handlers()));
-    await waitFor(() => expect(hardNavigate).toHaveBeenCalledWith('/login'));
+    await waitFor(() => expect(navigation.hardNavigate).toHaveBeenCalledWith('/login'));
     expect(calls).toHaveLength(1);
   });
 
@@ -72,7 +86,8 @@ describe('useMessageStream', () => {
     const calls = scriptedStreams([]);
     const { unmount } = renderHook(() => useMessageStream('tok', handlers()));
     await waitFor(() => expect(calls).toHaveLength(1));
-    const signal = (vi.mocked(fetch).mock.calls[0]![1] as RequestInit).signal!;
+    const { signal } = calls[0]!;
+    expect(signal.aborted).toBe(false);
     unmount();
     expect(signal.aborted).toBe(true);
   });

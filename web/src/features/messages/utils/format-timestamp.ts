@@ -1,4 +1,4 @@
-/** Where dates are shown when the server names nothing (DESIGN §12 seeds these). */
+/** Where dates are shown when the server names nothing (`docs/architecture.md` › Settings seeds these). */
 export const DEFAULT_LOCALE = 'en-PK';
 export const DEFAULT_TIME_ZONE = 'Asia/Karachi';
 
@@ -40,8 +40,9 @@ export function safeZone(zone: Partial<DisplayZone> | undefined): DisplayZone {
 }
 
 /**
- * Spec §4: the time if the message is from today, 'Yesterday' if from yesterday, else the date —
- * "today" as the calendar in the configured time zone has it, not the browser's.
+ * `docs/product.md` › States and transitions: the time if the message is from today, 'Yesterday' if
+ * from yesterday, else the date — "today" as the calendar in the configured time zone has it, not
+ * the browser's.
  */
 export function formatMessageTime(iso: string, zone: DisplayZone, now: Date = new Date()): string {
   const date = new Date(iso);

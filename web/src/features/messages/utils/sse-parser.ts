@@ -4,7 +4,7 @@ export type SseEvent = {
   type: string;
   /** The `data:` lines joined with '\n'. */
   data: string;
-  /** The last event id seen on the stream so far (it carries over to later events, as in the spec). */
+  /** The last event id seen on the stream so far (it carries over to later events, as the WHATWG algorithm says). */
   lastEventId: string;
 };
 

@@ -1,16 +1,20 @@
 import { ApiPaths } from '@medshare/contracts/paths';
 import type { DeleteAccountBody } from '@medshare/contracts';
-import { api } from '../../../lib/api-client';
-import { useMutation } from '../../../lib/use-mutation';
+import type { ApiResult } from '../../../lib/api-client';
+import { apiSlice } from '../../../lib/api-slice';
 
-/**
- * Deletes the signed-in account. A wrong password is a 400 on `password`, not a lost session, so
- * the global 401 redirect stays on only for a session the server has really ended.
- */
-export function deleteAccount(body: DeleteAccountBody) {
-  return api.delete<null>(ApiPaths.profile, { body });
-}
+const deleteAccountApi = apiSlice.injectEndpoints({
+  endpoints: (build) => ({
+    /**
+     * Deletes the signed-in account. A wrong password is a 400 on `password`, not a lost session, so
+     * the global 401 redirect stays on only for a session the server has really ended. The session
+     * is cleared afterwards, which empties the whole cache.
+     */
+    deleteAccount: build.mutation<ApiResult<null>, DeleteAccountBody>({
+      query: (body) => ({ url: ApiPaths.profile, method: 'DELETE', body }),
+      transformResponse: (result) => result as ApiResult<null>,
+    }),
+  }),
+});
 
-export function useDeleteAccount() {
-  return useMutation(deleteAccount);
-}
+export const { useDeleteAccountMutation } = deleteAccountApi;

@@ -1,8 +1,16 @@
 import { ApiPaths } from '@medshare/contracts/paths';
 import type { UserProfileView } from '@medshare/contracts';
-import { api } from '../../../lib/api-client';
+import { apiSlice, dataOf } from '../../../lib/api-slice';
 
-/** Another user's profile in the widest view the caller may have (full, care or public). */
-export function getUser(id: string, signal?: AbortSignal) {
-  return api.get<UserProfileView>(`${ApiPaths.users}/${encodeURIComponent(id)}`, { signal });
-}
+const getUserApi = apiSlice.injectEndpoints({
+  endpoints: (build) => ({
+    /** Another user's profile in the widest view the caller may have (full, care or public). */
+    getUser: build.query<UserProfileView, string>({
+      query: (id) => ({ url: `${ApiPaths.users}/${encodeURIComponent(id)}` }),
+      transformResponse: dataOf<UserProfileView>,
+      providesTags: (_result, _error, id) => [{ type: 'User', id }],
+    }),
+  }),
+});
+
+export const { useGetUserQuery } = getUserApi;

@@ -1,12 +1,17 @@
 import { ApiPaths } from '@medshare/contracts/paths';
 import type { UpdateProfileBody, User } from '@medshare/contracts';
-import { api } from '../../../lib/api-client';
-import { useMutation } from '../../../lib/use-mutation';
+import type { ApiResult } from '../../../lib/api-client';
+import { apiSlice } from '../../../lib/api-slice';
 
-export function updateProfile(body: UpdateProfileBody) {
-  return api.put<User>(ApiPaths.profile, body);
-}
+const updateProfileApi = apiSlice.injectEndpoints({
+  endpoints: (build) => ({
+    /** The signed-in user's own fields; their name shows in users lists and on their profile. */
+    updateProfile: build.mutation<ApiResult<User>, UpdateProfileBody>({
+      query: (body) => ({ url: ApiPaths.profile, method: 'PUT', body }),
+      transformResponse: (result) => result as ApiResult<User>,
+      invalidatesTags: (result) => (result ? ['Users', { type: 'User', id: result.data.id }] : []),
+    }),
+  }),
+});
 
-export function useUpdateProfile() {
-  return useMutation(updateProfile);
-}
+export const { useUpdateProfileMutation } = updateProfileApi;

@@ -9,10 +9,11 @@ import { useNavigate } from 'react-router';
 import { PasswordField } from '../../../components/form/password-field';
 import { paths } from '../../../config/paths';
 import { ApiError } from '../../../lib/api-client';
+import { fieldErrorInline } from '../../../lib/error-text';
 import { toast, toastApiError } from '../../../lib/notify';
 import { clearSession } from '../../../lib/session';
 import { persistor, useAppDispatch } from '../../../lib/store';
-import { useDeleteAccount } from '../api/delete-account';
+import { useDeleteAccountMutation } from '../api/delete-account';
 
 type Props = { open: boolean; onClose: () => void };
 
@@ -20,7 +21,7 @@ type Props = { open: boolean; onClose: () => void };
 export function DeleteAccountDialog({ open, onClose }: Props) {
   const dispatch = useAppDispatch();
   const navigate = useNavigate();
-  const { mutate, isPending } = useDeleteAccount();
+  const [deleteAccount, { isLoading: isPending }] = useDeleteAccountMutation();
   const [password, setPassword] = useState('');
   const [error, setError] = useState<string | undefined>();
 
@@ -39,14 +40,14 @@ export function DeleteAccountDialog({ open, onClose }: Props) {
     }
     setError(undefined);
     try {
-      const result = await mutate({ password });
+      const result = await deleteAccount({ password }).unwrap();
       toast.success(result.message ?? 'Your account has been deleted');
       dispatch(clearSession());
       await persistor.flush();
       navigate(paths.home, { replace: true });
     } catch (cause) {
       const fieldError = cause instanceof ApiError ? cause.errors.find((e) => e.field === 'password') : undefined;
-      if (fieldError) setError(fieldError.message);
+      if (fieldError) setError(fieldErrorInline(fieldError));
       else toastApiError(cause, 'An error occurred. Please try again.');
     }
   }

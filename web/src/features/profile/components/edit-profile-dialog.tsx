@@ -10,10 +10,11 @@ import useMediaQuery from '@mui/material/useMediaQuery';
 import type { User } from '@medshare/contracts';
 import { Fragment, useState, type FormEvent } from 'react';
 import { ApiError } from '../../../lib/api-client';
+import { fieldErrorInline } from '../../../lib/error-text';
 import { toast, toastApiError } from '../../../lib/notify';
 import { updateProfile as mergeProfile } from '../../../lib/session';
 import { useAppDispatch } from '../../../lib/store';
-import { useUpdateProfile } from '../api/update-profile';
+import { useUpdateProfileMutation } from '../api/update-profile';
 import { editFields, initialEditState, toUpdateBody, type EditFormState, type GenderChoice } from './edit-profile-form';
 
 const PROFILE_UPDATED = 'Profile updated successfully!';
@@ -39,7 +40,7 @@ export function EditProfileDialog({ user, open, onClose }: Props) {
 
 function EditProfileForm({ user, onClose }: { user: User; onClose: () => void }) {
   const dispatch = useAppDispatch();
-  const { mutate, isPending } = useUpdateProfile();
+  const [updateProfile, { isLoading: isPending }] = useUpdateProfileMutation();
   const [state, setState] = useState<EditFormState>(() => initialEditState(user));
   const [errors, setErrors] = useState<Record<string, string>>({});
   const fields = editFields(user.role);
@@ -48,13 +49,13 @@ function EditProfileForm({ user, onClose }: { user: User; onClose: () => void })
     event.preventDefault();
     setErrors({});
     try {
-      const result = await mutate(toUpdateBody(user.role, state));
+      const result = await updateProfile(toUpdateBody(user.role, state)).unwrap();
       dispatch(mergeProfile(result.data));
       toast.success(result.message ?? PROFILE_UPDATED);
       onClose();
     } catch (error) {
       if (error instanceof ApiError) {
-        setErrors(Object.fromEntries(error.errors.filter((e) => e.field).map((e) => [e.field, e.message])));
+        setErrors(Object.fromEntries(error.errors.filter((e) => e.field).map((e) => [e.field, fieldErrorInline(e)])));
       }
       toastApiError(error, 'An error occurred. Please try again.');
     }

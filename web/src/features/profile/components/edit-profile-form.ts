@@ -53,7 +53,7 @@ export function initialEditState(user: User): EditFormState {
   return { values, gender: genderChoice(user.gender) };
 }
 
-/** Every field the form shows, '' clearing a value; gender lower-cased (spec §5). */
+/** Every field the form shows, '' clearing a value; gender lower-cased (`docs/product.md` › Validation rules). */
 export function toUpdateBody(role: RoleName, state: EditFormState): UpdateProfileBody {
   const body: Record<string, string> = {};
   for (const field of editFields(role)) body[field.key] = (state.values[field.key] ?? '').trim();

@@ -1,24 +1,23 @@
+import { ApiPaths, type PublicSettings, type UpdateProfileBody, type User } from '@medshare/contracts';
 import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { toast } from '../../../lib/notify';
 import { clearSession, setUser } from '../../../lib/session';
 import { store } from '../../../lib/store';
-import { jsonResponse, makeUser, renderRoutes } from '../../../testing/test-utils';
+import { api, failure, ok } from '../../../testing/handlers';
+import { server } from '../../../testing/server';
+import { makeUser, renderRoutes } from '../../../testing/test-utils';
 import { MyProfilePage } from './my-profile-page';
 
-const settings = { displayLocale: 'en-PK', displayTimeZone: 'Asia/Karachi', maxUploadMb: 10 };
+const settings = {
+  displayLocale: 'en-PK',
+  displayTimeZone: 'Asia/Karachi',
+  maxUploadMb: 10,
+  maxImportFiles: 2000,
+  maxImportMb: 2048,
+};
 const originalTz = process.env.TZ;
-
-function stubFetch(handler: (url: URL, init: RequestInit | undefined) => Response | undefined) {
-  const fetchMock = vi.fn<typeof fetch>(async (input, init) => {
-    const url = new URL(String(input), 'http://localhost');
-    if (url.pathname === '/api/appsetting/public') return jsonResponse(200, { success: true, data: settings });
-    return handler(url, init) ?? jsonResponse(404, { success: false, message: 'Not found' });
-  });
-  vi.stubGlobal('fetch', fetchMock);
-  return fetchMock;
-}
 
 function renderProfile() {
   return renderRoutes(
@@ -31,14 +30,15 @@ function renderProfile() {
 }
 
 describe('My Profile', () => {
-  beforeEach(() => store.dispatch(clearSession()));
+  beforeEach(() => {
+    store.dispatch(clearSession());
+    server.use(api.get<PublicSettings>('/appsetting/public', () => ok(settings)));
+  });
   afterEach(() => {
-    vi.unstubAllGlobals();
     process.env.TZ = originalTz;
   });
 
   it("shows the header, the four sections and 'N/A' for every missing value", async () => {
-    stubFetch(() => undefined);
     store.dispatch(setUser({ user: makeUser({ bloodgroup: 'O+' }), token: 'tok' }));
     renderProfile();
     expect(screen.getByText('amina@example.test')).toBeInTheDocument();
@@ -55,7 +55,6 @@ describe('My Profile', () => {
   });
 
   it('shows the primary physician of a patient and the specialization of a provider only when present', () => {
-    stubFetch(() => undefined);
     store.dispatch(setUser({ user: makeUser({ primphysician: null }), token: 'tok' }));
     const first = renderProfile();
     expect(screen.queryByText('Primary physician')).not.toBeInTheDocument();
@@ -80,7 +79,6 @@ describe('My Profile', () => {
     'shows the date of birth 1990-01-01 as 1 January 1990 in the browser time zone %s',
     async (tz) => {
       process.env.TZ = tz;
-      stubFetch(() => undefined);
       store.dispatch(setUser({ user: makeUser({ dob: '1990-01-01' }), token: 'tok' }));
       renderProfile();
       expect(await screen.findByText('1 January 1990')).toBeInTheDocument();
@@ -89,18 +87,15 @@ describe('My Profile', () => {
 
   it('sends the gender lower-cased from the Edit user modal and merges the answer into the session', async () => {
     const success = vi.spyOn(toast, 'success');
-    let sent: Record<string, unknown> | undefined;
-    const fetchMock = stubFetch((url, init) => {
-      if (url.pathname === '/api/users/profile' && init?.method === 'PUT') {
-        sent = JSON.parse(String(init.body)) as Record<string, unknown>;
-        return jsonResponse(200, {
-          success: true,
-          message: 'Profile updated successfully!',
-          data: makeUser({ gender: 'female', city: 'Lahore' }),
-        });
-      }
-      return undefined;
-    });
+    let sent: UpdateProfileBody | undefined;
+    let authorization: string | null = null;
+    server.use(
+      api.put<User, UpdateProfileBody>(ApiPaths.profile, async ({ request }) => {
+        sent = await request.json();
+        authorization = request.headers.get('Authorization');
+        return ok(makeUser({ gender: 'female', city: 'Lahore' }), 'Profile updated successfully!');
+      }),
+    );
     store.dispatch(setUser({ user: makeUser(), token: 'tok' }));
     renderProfile();
     const user = userEvent.setup();
@@ -117,24 +112,16 @@ describe('My Profile', () => {
     expect(sent).not.toHaveProperty('licensenumber');
     expect(store.getState().session.user).toMatchObject({ gender: 'female', city: 'Lahore' });
     expect(store.getState().session.token).toBe('tok');
-    expect(
-      new Headers(fetchMock.mock.calls.find(([u]) => String(u) === '/api/users/profile')![1]?.headers).get(
-        'Authorization',
-      ),
-    ).toBe('Bearer tok');
+    expect(authorization).toBe('Bearer tok');
     await waitFor(() => expect(screen.queryByRole('dialog')).not.toBeInTheDocument());
   });
 
   it("toasts each field error as 'field: message' and shows it under the field", async () => {
     const error = vi.spyOn(toast, 'error');
-    stubFetch((url, init) =>
-      url.pathname === '/api/users/profile' && init?.method === 'PUT'
-        ? jsonResponse(400, {
-            success: false,
-            message: 'Validation failed',
-            errors: [{ field: 'phone', message: 'Too long' }],
-          })
-        : undefined,
+    server.use(
+      api.put(ApiPaths.profile, () =>
+        failure(400, 'Validation failed', { errors: [{ field: 'phone', message: 'Too long' }] }),
+      ),
     );
     store.dispatch(setUser({ user: makeUser(), token: 'tok' }));
     renderProfile();
@@ -148,13 +135,12 @@ describe('My Profile', () => {
 
   it('deletes the own account with the password, clears the session and goes home', async () => {
     let sent: unknown;
-    stubFetch((url, init) => {
-      if (url.pathname === '/api/users/profile' && init?.method === 'DELETE') {
-        sent = JSON.parse(String(init.body));
-        return jsonResponse(200, { success: true, message: 'Your account has been deleted', data: null });
-      }
-      return undefined;
-    });
+    server.use(
+      api.delete<null>(ApiPaths.profile, async ({ request }) => {
+        sent = await request.json();
+        return ok(null, 'Your account has been deleted');
+      }),
+    );
     store.dispatch(setUser({ user: makeUser(), token: 'tok' }));
     renderProfile();
     const user = userEvent.setup();

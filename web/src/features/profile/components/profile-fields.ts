@@ -12,7 +12,7 @@ export type FieldKey = Exclude<
 export type FieldSpec = {
   key: FieldKey;
   label: string;
-  /** Spec: primary physician and specialization appear only when they have a value. */
+  /** `docs/product.md` › Profile: primary physician and specialization appear only when they have a value. */
   onlyIfPresent?: boolean;
 };
 
@@ -38,7 +38,7 @@ function medicalFields(role: RoleName, view: ShownProfile['view']): FieldSpec[] 
   return [{ key: 'insurancenumber', label: 'Insurance number' }];
 }
 
-/** Spec "Profile": the four sections, with the clinical fields of the user's own role. */
+/** `docs/product.md` › Profile: the four sections, with the clinical fields of the user's own role. */
 export function profileSections(profile: ShownProfile): SectionSpec[] {
   return [
     {

@@ -1,25 +1,21 @@
+import type { PublicSettings, UserProfileView } from '@medshare/contracts';
 import { screen, within } from '@testing-library/react';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { clearSession, setUser } from '../../../lib/session';
 import { store } from '../../../lib/store';
-import { jsonResponse, makeUser, renderRoutes } from '../../../testing/test-utils';
+import { api, failure, ok } from '../../../testing/handlers';
+import { server } from '../../../testing/server';
+import { makeUser, renderRoutes } from '../../../testing/test-utils';
 import { UserProfilePage } from './user-profile-page';
 
 const otherId = '7a2b3c4d-1111-4222-8333-444455556666';
 
-function stubUser(status: number, data?: unknown) {
-  vi.stubGlobal(
-    'fetch',
-    vi.fn<typeof fetch>(async (input) => {
-      const path = String(input);
-      if (path === '/api/appsetting/public') return jsonResponse(500, { success: false, message: 'down' });
-      if (path === `/api/users/${otherId}`) {
-        return status === 200
-          ? jsonResponse(200, { success: true, data })
-          : jsonResponse(status, { success: false, message: 'User not found' });
-      }
-      return jsonResponse(404, { success: false, message: 'Not found' });
-    }),
+function stubUser(status: number, data?: UserProfileView) {
+  server.use(
+    api.get<PublicSettings>('/appsetting/public', () => failure(500, 'down')),
+    api.get<UserProfileView>(`/users/${otherId}`, () =>
+      status === 200 && data ? ok(data) : failure(status, 'User not found'),
+    ),
   );
 }
 
@@ -38,7 +34,6 @@ describe('User profile', () => {
     store.dispatch(clearSession());
     store.dispatch(setUser({ user: makeUser({ role: 'patient' }), token: 'tok' }));
   });
-  afterEach(() => vi.unstubAllGlobals());
 
   it('shows only what a public view carries: name, role and specialization', async () => {
     stubUser(200, {

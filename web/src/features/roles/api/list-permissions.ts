@@ -1,8 +1,16 @@
 import { ApiPaths } from '@medshare/contracts/paths';
 import type { Permission } from '@medshare/contracts';
-import { api } from '../../../lib/api-client';
+import { apiSlice, dataOf } from '../../../lib/api-slice';
 
-/** Permissions with the roles holding each (roles:read). */
-export function listPermissions(signal?: AbortSignal) {
-  return api.get<Permission[]>(ApiPaths.permissions, { signal });
-}
+const permissionsApi = apiSlice.injectEndpoints({
+  endpoints: (build) => ({
+    /** Permissions with the roles holding each (roles:read). */
+    listPermissions: build.query<Permission[], void>({
+      query: () => ({ url: ApiPaths.permissions }),
+      transformResponse: dataOf<Permission[]>,
+      providesTags: ['Permissions'],
+    }),
+  }),
+});
+
+export const { useListPermissionsQuery } = permissionsApi;

@@ -1,8 +1,16 @@
 import { ApiPaths } from '@medshare/contracts/paths';
 import type { Role } from '@medshare/contracts';
-import { api } from '../../../lib/api-client';
+import { apiSlice, dataOf } from '../../../lib/api-slice';
 
-/** Roles with the permissions each holds (roles:read). */
-export function listRoles(signal?: AbortSignal) {
-  return api.get<Role[]>(ApiPaths.roles, { signal });
-}
+const rolesApi = apiSlice.injectEndpoints({
+  endpoints: (build) => ({
+    /** Roles with the permissions each holds (roles:read). */
+    listRoles: build.query<Role[], void>({
+      query: () => ({ url: ApiPaths.roles }),
+      transformResponse: dataOf<Role[]>,
+      providesTags: ['Roles'],
+    }),
+  }),
+});
+
+export const { useListRolesQuery } = rolesApi;

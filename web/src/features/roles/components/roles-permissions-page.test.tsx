@@ -1,9 +1,12 @@
+import { ApiPaths, type Permission, type Role } from '@medshare/contracts';
 import { screen, within } from '@testing-library/react';
 import { describe, expect, it, vi } from 'vitest';
-import { jsonResponse, renderWithProviders } from '../../../testing/test-utils';
+import { api, failure, ok } from '../../../testing/handlers';
+import { server } from '../../../testing/server';
+import { renderWithProviders } from '../../../testing/test-utils';
 import { RolesPermissionsPage } from './roles-permissions-page';
 
-const roles = [
+const roles: Role[] = [
   { id: 1, name: 'patient', description: 'Receives images', permissions: ['image:verify', 'messages:send'] },
   { id: 2, name: 'healthProvider', description: 'Uploads and shares', permissions: ['image:upload', 'messages:send'] },
   {
@@ -13,7 +16,7 @@ const roles = [
     permissions: ['image:upload', 'image:verify', 'messages:send', 'roles:read'],
   },
 ];
-const permissions = [
+const permissions: Permission[] = [
   { id: 1, name: 'image:upload', description: 'Upload images', roles: ['healthProvider', 'admin'] },
   { id: 2, name: 'image:verify', description: 'Verify a share', roles: ['patient', 'admin'] },
   { id: 3, name: 'messages:send', description: 'Send messages', roles: ['patient', 'healthProvider', 'admin'] },
@@ -21,13 +24,10 @@ const permissions = [
 ];
 
 function stubRoles(status = 200) {
-  vi.stubGlobal(
-    'fetch',
-    vi.fn<typeof fetch>(async (input) => {
-      if (status !== 200) return jsonResponse(status, { success: false, message: 'You are not allowed to do this' });
-      const path = new URL(String(input), 'http://x').pathname;
-      return jsonResponse(200, { success: true, data: path.endsWith('/permissions') ? permissions : roles });
-    }),
+  const refuse = () => failure(status, 'You are not allowed to do this');
+  server.use(
+    api.get<Role[]>(ApiPaths.roles, () => (status === 200 ? ok(roles) : refuse())),
+    api.get<Permission[]>(ApiPaths.permissions, () => (status === 200 ? ok(permissions) : refuse())),
   );
 }
 

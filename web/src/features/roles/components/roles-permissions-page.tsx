@@ -14,29 +14,18 @@ import TableHead from '@mui/material/TableHead';
 import TableRow from '@mui/material/TableRow';
 import Typography from '@mui/material/Typography';
 import type { Permission, Role } from '@medshare/contracts';
-import { useEffect, useState } from 'react';
+import { useEffect } from 'react';
 import { ScrollRegion } from '../../../components/ui/scroll-region';
 import { ApiError } from '../../../lib/api-client';
 import { roleLabel } from '../../../lib/roles';
-import { listPermissions } from '../api/list-permissions';
-import { listRoles } from '../api/list-roles';
+import { useListPermissionsQuery } from '../api/list-permissions';
+import { useListRolesQuery } from '../api/list-roles';
+import { visuallyHidden } from '../../../components/ui/visually-hidden';
 
 type State =
   | { status: 'loading' }
   | { status: 'error'; message: string }
   | { status: 'ready'; roles: Role[]; permissions: Permission[] };
-
-const visuallyHidden = {
-  position: 'absolute',
-  width: 1,
-  height: 1,
-  overflow: 'hidden',
-  clip: 'rect(0 0 0 0)',
-  whiteSpace: 'nowrap',
-  margin: -1,
-  padding: 0,
-  border: 0,
-} as const;
 
 function errorText(error: unknown): string {
   if (error instanceof ApiError && error.status === 403) return 'Only administrators can see roles and permissions.';
@@ -46,20 +35,21 @@ function errorText(error: unknown): string {
 }
 
 export function RolesPermissionsPage() {
-  const [state, setState] = useState<State>({ status: 'loading' });
+  const rolesQuery = useListRolesQuery();
+  const permissionsQuery = useListPermissionsQuery();
+  const failure: unknown = rolesQuery.error ?? permissionsQuery.error;
 
   useEffect(() => {
-    const controller = new AbortController();
-    Promise.all([listRoles(controller.signal), listPermissions(controller.signal)])
-      .then(([roles, permissions]) => setState({ status: 'ready', roles: roles.data, permissions: permissions.data }))
-      .catch((error: unknown) => {
-        if (error instanceof DOMException && error.name === 'AbortError') return;
-        // Spec §8: a roles fetch failure is logged; the page also says so instead of staying empty.
-        console.error('Failed to fetch roles and permissions', error);
-        setState({ status: 'error', message: errorText(error) });
-      });
-    return () => controller.abort();
-  }, []);
+    // `docs/product.md` › Messages and errors: a roles fetch failure is logged; the page also says so
+    // instead of staying empty.
+    if (failure) console.error('Failed to fetch roles and permissions', failure);
+  }, [failure]);
+
+  let state: State = { status: 'loading' };
+  if (failure) state = { status: 'error', message: errorText(failure) };
+  else if (rolesQuery.data && permissionsQuery.data) {
+    state = { status: 'ready', roles: rolesQuery.data, permissions: permissionsQuery.data };
+  }
 
   if (state.status === 'loading') {
     return (

@@ -3,7 +3,9 @@ import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { toast } from '../../../lib/notify';
-import { jsonResponse, renderWithProviders } from '../../../testing/test-utils';
+import { api, failure, ok, publicSettings, unreachable } from '../../../testing/handlers';
+import { bodiesOf, recordRequests, requestsTo, server } from '../../../testing/server';
+import { renderWithProviders } from '../../../testing/test-utils';
 import { SettingsPage } from './settings-page';
 
 const UNREACHABLE = 'Backend server is not reachable. Please check your server.';
@@ -23,32 +25,13 @@ function setting(overrides: Partial<AppSetting>): AppSetting {
 const custom = setting({});
 const known = setting({ id: '00000000-0000-4000-8000-000000000002', name: 'max_upload_mb', value: '10' });
 
-type Handler = (init: RequestInit | undefined) => Response | Promise<Response>;
-
-/** A fetch stub answering by "METHOD path"; the public display settings are always there. */
-function stubApi(handlers: Record<string, Handler>) {
-  const fetchMock = vi.fn<typeof fetch>(async (input, init) => {
-    const url = new URL(String(input), 'http://localhost');
-    const key = `${init?.method ?? 'GET'} ${url.pathname}`;
-    if (key === 'GET /api/appsetting/public') {
-      return jsonResponse(200, {
-        success: true,
-        data: { displayLocale: 'en-GB', displayTimeZone: 'UTC', maxUploadMb: 10 },
-      });
-    }
-    const handler = handlers[key];
-    if (!handler) throw new Error(`unexpected ${key}`);
-    return handler(init);
-  });
-  vi.stubGlobal('fetch', fetchMock);
-  return fetchMock;
-}
-
-const list = (items: AppSetting[]) => () => jsonResponse(200, { success: true, data: items });
-const callsTo = (fetchMock: ReturnType<typeof stubApi>, key: string) =>
-  fetchMock.mock.calls.filter(
-    ([input, init]) => `${init?.method ?? 'GET'} ${new URL(String(input), 'http://x').pathname}` === key,
+/** The settings list and the public display settings (UTC, en-GB), as the page reads them. */
+function serveSettings(items: AppSetting[]) {
+  server.use(
+    publicSettings(),
+    api.get<AppSetting[]>('/appsetting/', () => ok(items)),
   );
+}
 
 async function rowOf(name: string) {
   const cell = await screen.findByText(name);
@@ -57,12 +40,12 @@ async function rowOf(name: string) {
 
 describe('SettingsPage', () => {
   beforeEach(() => {
-    // Spec §8: settings errors are logged; keep the test output readable.
+    // docs/product.md › Messages and errors: settings errors are logged; keep the test output readable.
     vi.spyOn(console, 'error').mockImplementation(() => {});
   });
 
   it('shows the six columns and a row with its dates in the configured locale and zone', async () => {
-    stubApi({ 'GET /api/appsetting/': list([custom]) });
+    serveSettings([custom]);
     renderWithProviders(<SettingsPage />);
     const row = await rowOf('welcome_text');
     for (const name of ['Name', 'Value', 'Description', 'Created-at', 'Updated-at', 'Actions']) {
@@ -72,17 +55,14 @@ describe('SettingsPage', () => {
   });
 
   it('edits a row inline: Save sends the row and shows the saved value', async () => {
-    const fetchMock = stubApi({
-      'GET /api/appsetting/': list([custom]),
-      [`PUT /api/appsetting/edit/${custom.id}`]: (init) => {
-        const body = JSON.parse(String(init?.body)) as { value: string };
-        return jsonResponse(200, {
-          success: true,
-          message: 'Setting updated',
-          data: { ...custom, value: body.value, updatedAt: '2026-03-02T10:00:00.000Z' },
-        });
-      },
-    });
+    serveSettings([custom]);
+    server.use(
+      api.put<AppSetting, { value: string }>(`/appsetting/edit/${custom.id}`, async ({ request }) => {
+        const body = await request.json();
+        return ok({ ...custom, value: body.value, updatedAt: '2026-03-02T10:00:00.000Z' }, 'Setting updated');
+      }),
+    );
+    const requests = recordRequests();
     const user = userEvent.setup();
     renderWithProviders(<SettingsPage />);
     await user.click(within(await rowOf('welcome_text')).getByRole('button', { name: 'Edit welcome_text' }));
@@ -93,16 +73,16 @@ describe('SettingsPage', () => {
 
     expect(await screen.findByText('Welcome back')).toBeInTheDocument();
     expect(screen.queryByRole('button', { name: 'Save' })).not.toBeInTheDocument();
-    const [[, init]] = callsTo(fetchMock, `PUT /api/appsetting/edit/${custom.id}`) as [[unknown, RequestInit]];
-    expect(JSON.parse(String(init.body))).toEqual({
-      name: 'welcome_text',
-      value: 'Welcome back',
-      description: 'Greeting on the dashboard',
-    });
+    expect(await bodiesOf(requests, 'PUT', `/appsetting/edit/${custom.id}`)).toEqual([
+      { name: 'welcome_text', value: 'Welcome back', description: 'Greeting on the dashboard' },
+    ]);
+    // The list is updated from the answer, not read a second time.
+    expect(requestsTo(requests, 'GET', '/appsetting/')).toHaveLength(1);
   });
 
   it('Cancel leaves edit mode with the old value and makes no call', async () => {
-    const fetchMock = stubApi({ 'GET /api/appsetting/': list([custom]) });
+    serveSettings([custom]);
+    const requests = recordRequests();
     const user = userEvent.setup();
     renderWithProviders(<SettingsPage />);
     await user.click(within(await rowOf('welcome_text')).getByRole('button', { name: 'Edit welcome_text' }));
@@ -111,11 +91,13 @@ describe('SettingsPage', () => {
 
     expect(screen.queryByRole('textbox', { name: 'Value' })).not.toBeInTheDocument();
     expect(within(await rowOf('welcome_text')).getByText('Hello')).toBeInTheDocument();
-    expect(fetchMock.mock.calls.every(([, init]) => (init?.method ?? 'GET') === 'GET')).toBe(true);
+    expect(requests.length).toBeGreaterThan(0);
+    expect(requests.every((request) => request.method === 'GET')).toBe(true);
   });
 
   it('refuses to add a setting without a name: inline error, no call', async () => {
-    const fetchMock = stubApi({ 'GET /api/appsetting/': list([custom]) });
+    serveSettings([custom]);
+    const requests = recordRequests();
     const user = userEvent.setup();
     renderWithProviders(<SettingsPage />);
     await rowOf('welcome_text');
@@ -125,15 +107,14 @@ describe('SettingsPage', () => {
 
     expect(screen.getByText('Name is required')).toBeInTheDocument();
     expect(screen.getByRole('textbox', { name: /New name/ })).toHaveAttribute('aria-invalid', 'true');
-    expect(callsTo(fetchMock, 'POST /api/appsetting/add')).toHaveLength(0);
+    expect(requestsTo(requests, 'POST', '/appsetting/add')).toHaveLength(0);
   });
 
-  it('adds a setting with the spec payload and lists it', async () => {
+  it('adds a setting with the payload of docs/product.md › Calls and lists it', async () => {
     const added = setting({ id: '00000000-0000-4000-8000-000000000003', name: 'clinic_name', value: 'North' });
-    const fetchMock = stubApi({
-      'GET /api/appsetting/': list([custom]),
-      'POST /api/appsetting/add': () => jsonResponse(201, { success: true, message: 'Setting added', data: added }),
-    });
+    serveSettings([custom]);
+    server.use(api.post<AppSetting>('/appsetting/add', () => ok(added, 'Setting added', 201)));
+    const requests = recordRequests();
     const user = userEvent.setup();
     renderWithProviders(<SettingsPage />);
     await rowOf('welcome_text');
@@ -142,24 +123,20 @@ describe('SettingsPage', () => {
     await user.click(screen.getByRole('button', { name: 'Add' }));
 
     expect(await rowOf('clinic_name')).toBeInTheDocument();
-    const [[, init]] = callsTo(fetchMock, 'POST /api/appsetting/add') as [[unknown, RequestInit]];
-    expect(JSON.parse(String(init.body))).toEqual({
-      setting: { name: 'clinic_name', value: 'North', description: null },
-    });
+    expect(await bodiesOf(requests, 'POST', '/appsetting/add')).toEqual([
+      { setting: { name: 'clinic_name', value: 'North', description: null } },
+    ]);
     expect(screen.getByRole('textbox', { name: /New name/ })).toHaveValue('');
   });
 
   it('shows a server field error under the value input and as a "field: message" toast', async () => {
     const error = vi.spyOn(toast, 'error');
-    stubApi({
-      'GET /api/appsetting/': list([known]),
-      [`PUT /api/appsetting/edit/${known.id}`]: () =>
-        jsonResponse(400, {
-          success: false,
-          message: 'Validation failed',
-          errors: [{ field: 'value', message: 'Must be a whole number' }],
-        }),
-    });
+    serveSettings([known]);
+    server.use(
+      api.put<AppSetting>(`/appsetting/edit/${known.id}`, () =>
+        failure(400, 'Validation failed', { errors: [{ field: 'value', message: 'Must be a whole number' }] }),
+      ),
+    );
     const user = userEvent.setup();
     renderWithProviders(<SettingsPage />);
     await user.click(within(await rowOf('max_upload_mb')).getByRole('button', { name: 'Edit max_upload_mb' }));
@@ -174,10 +151,8 @@ describe('SettingsPage', () => {
   });
 
   it('a network error on delete shows the alert "Backend server is not reachable. Please check your server."', async () => {
-    stubApi({
-      'GET /api/appsetting/': list([custom]),
-      'DELETE /api/appsetting/delete': () => Promise.reject(new TypeError('Failed to fetch')),
-    });
+    serveSettings([custom]);
+    server.use(api.delete<null>('/appsetting/delete', () => unreachable()));
     const user = userEvent.setup();
     renderWithProviders(<SettingsPage />);
     await user.click(within(await rowOf('welcome_text')).getByRole('button', { name: 'Delete welcome_text' }));
@@ -193,23 +168,21 @@ describe('SettingsPage', () => {
   });
 
   it('deletes a custom setting after confirmation, sending its id', async () => {
-    const fetchMock = stubApi({
-      'GET /api/appsetting/': list([custom]),
-      'DELETE /api/appsetting/delete': () =>
-        jsonResponse(200, { success: true, message: 'Setting deleted', data: null }),
-    });
+    serveSettings([custom]);
+    server.use(api.delete<null>('/appsetting/delete', () => ok(null, 'Setting deleted')));
+    const requests = recordRequests();
     const user = userEvent.setup();
     renderWithProviders(<SettingsPage />);
     await user.click(within(await rowOf('welcome_text')).getByRole('button', { name: 'Delete welcome_text' }));
     await user.click(within(await screen.findByRole('dialog')).getByRole('button', { name: 'Delete' }));
 
     await waitFor(() => expect(screen.queryByText('welcome_text')).not.toBeInTheDocument());
-    const [[, init]] = callsTo(fetchMock, 'DELETE /api/appsetting/delete') as [[unknown, RequestInit]];
-    expect(JSON.parse(String(init.body))).toEqual({ id: custom.id });
+    expect(await bodiesOf(requests, 'DELETE', '/appsetting/delete')).toEqual([{ id: custom.id }]);
   });
 
   it('known settings cannot be deleted or renamed: Delete is disabled and the name input is locked', async () => {
-    const fetchMock = stubApi({ 'GET /api/appsetting/': list([known]) });
+    serveSettings([known]);
+    const requests = recordRequests();
     const user = userEvent.setup();
     renderWithProviders(<SettingsPage />);
     const row = await rowOf('max_upload_mb');
@@ -217,7 +190,7 @@ describe('SettingsPage', () => {
     expect(del).toHaveAttribute('aria-disabled', 'true');
     await user.click(del);
     expect(screen.queryByRole('dialog')).not.toBeInTheDocument();
-    expect(callsTo(fetchMock, 'DELETE /api/appsetting/delete')).toHaveLength(0);
+    expect(requestsTo(requests, 'DELETE', '/appsetting/delete')).toHaveLength(0);
 
     await user.click(within(row).getByRole('button', { name: 'Edit max_upload_mb' }));
     expect(screen.getByRole('textbox', { name: 'Name' })).toBeDisabled();
@@ -226,11 +199,12 @@ describe('SettingsPage', () => {
 
   it('still reports the 409 when the server refuses to delete a setting', async () => {
     const error = vi.spyOn(toast, 'error');
-    stubApi({
-      'GET /api/appsetting/': list([custom]),
-      'DELETE /api/appsetting/delete': () =>
-        jsonResponse(409, { success: false, message: 'This setting drives the application and cannot be deleted' }),
-    });
+    serveSettings([custom]);
+    server.use(
+      api.delete<null>('/appsetting/delete', () =>
+        failure(409, 'This setting drives the application and cannot be deleted'),
+      ),
+    );
     const user = userEvent.setup();
     renderWithProviders(<SettingsPage />);
     await user.click(within(await rowOf('welcome_text')).getByRole('button', { name: 'Delete welcome_text' }));
@@ -243,9 +217,38 @@ describe('SettingsPage', () => {
   });
 
   it('renders a value with markup as text', async () => {
-    stubApi({ 'GET /api/appsetting/': list([setting({ value: '<img src=x onerror=alert(1)>' })]) });
+    serveSettings([setting({ value: '<img src=x onerror=alert(1)>' })]);
     const { container } = renderWithProviders(<SettingsPage />);
     expect(await screen.findByText('<img src=x onerror=alert(1)>')).toBeInTheDocument();
     expect(container.querySelector('img')).toBeNull();
+  });
+
+  it('on a phone each setting is a card: Edit shows the inputs and Save/Cancel inside it', async () => {
+    // A phone-width window: every max-width query matches.
+    vi.stubGlobal(
+      'matchMedia',
+      (query: string) =>
+        ({
+          matches: query.includes('max-width'),
+          media: query,
+          addEventListener: () => {},
+          removeEventListener: () => {},
+          addListener: () => {},
+          removeListener: () => {},
+        }) as unknown as MediaQueryList,
+    );
+    serveSettings([custom, known]);
+    const user = userEvent.setup();
+    renderWithProviders(<SettingsPage />);
+    const card = await screen.findByRole('listitem', { name: 'welcome_text' });
+    expect(screen.queryByRole('table')).not.toBeInTheDocument();
+    expect(within(card).getByText('Hello')).toBeInTheDocument();
+    await user.click(within(card).getByRole('button', { name: 'Edit welcome_text' }));
+    const editing = screen.getByRole('listitem', { name: 'welcome_text' });
+    expect(within(editing).getByRole('textbox', { name: 'Name' })).toHaveValue('welcome_text');
+    expect(within(editing).getByRole('button', { name: 'Save' })).toBeInTheDocument();
+    await user.click(within(editing).getByRole('button', { name: 'Cancel' }));
+    expect(screen.queryByRole('textbox', { name: 'Value' })).not.toBeInTheDocument();
+    expect(screen.getByRole('form', { name: 'Add a setting' })).toBeInTheDocument();
   });
 });

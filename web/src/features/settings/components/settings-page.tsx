@@ -13,24 +13,35 @@ import TableBody from '@mui/material/TableBody';
 import TableCell from '@mui/material/TableCell';
 import TableHead from '@mui/material/TableHead';
 import TableRow from '@mui/material/TableRow';
+import Typography from '@mui/material/Typography';
+import useMediaQuery from '@mui/material/useMediaQuery';
 import type { AppSetting } from '@medshare/contracts';
 import { useEffect, useState } from 'react';
-import { ScrollRegion } from '../../../components/ui/scroll-region';
 import { ApiError } from '../../../lib/api-client';
-import { forgetDisplaySettings, formatDateTime, useDisplaySettings } from '../../../lib/display-settings';
+import { formatDateTime } from '../../../lib/display-settings';
 import { toast } from '../../../lib/notify';
-import { addSetting } from '../api/add-setting';
-import { deleteSetting } from '../api/delete-setting';
-import { listSettings } from '../api/list-settings';
-import { updateSetting } from '../api/update-setting';
-import { isDisplaySetting } from '../utils/known-settings';
+import { usePublicSettings } from '../../../lib/public-settings';
+import { useAddSettingMutation } from '../api/add-setting';
+import { useDeleteSettingMutation } from '../api/delete-setting';
+import { useListSettingsQuery } from '../api/list-settings';
+import { useUpdateSettingMutation } from '../api/update-setting';
 import { UNREACHABLE, fieldErrorsOf, toastSettingError, type SettingFieldErrors } from '../utils/setting-errors';
-import { AddSettingRow } from './add-setting-row';
-import { SettingRow, type SettingDraft } from './setting-row';
+import { AddSettingForm } from './add-setting-form';
+import { SettingCard } from './setting-card';
+import { SETTING_COLUMNS, SettingRow, type SettingDraft } from './setting-row';
 
-type Load = { status: 'loading' } | { status: 'error'; message: string } | { status: 'ready' };
-
-const COLUMNS = ['Name', 'Value', 'Description', 'Created-at', 'Updated-at', 'Actions'] as const;
+/** Fixed shares of the card's width: the table fits its card instead of scrolling sideways. */
+const COLUMNS = [
+  { name: 'Name', width: '24%' },
+  { name: 'Value', width: '15%' },
+  { name: 'Description', width: 'auto' },
+  { name: 'Created-at', width: '13%' },
+  { name: 'Updated-at', width: '13%' },
+  { name: 'Actions', width: 96 },
+] as const;
+const NO_SETTINGS = 'No settings yet. Add one with the form below.';
+/** Below this width the six columns would be cut: each setting becomes a card. */
+const CARDS_BELOW = 900;
 
 function loadErrorText(error: unknown): string {
   if (error instanceof ApiError && error.status === 403) return 'Only administrators can manage application settings.';
@@ -38,44 +49,25 @@ function loadErrorText(error: unknown): string {
   return error instanceof ApiError && error.message ? error.message : 'Settings could not be loaded.';
 }
 
-const byName = (a: AppSetting, b: AppSetting) => a.name.localeCompare(b.name);
-
 export function SettingsPage() {
-  const [load, setLoad] = useState<Load>({ status: 'loading' });
-  const [settings, setSettings] = useState<AppSetting[]>([]);
+  const list = useListSettingsQuery();
+  const settings = list.data ?? [];
+  const [updateSetting, { isLoading: saving }] = useUpdateSettingMutation();
+  const [addSetting, { isLoading: adding }] = useAddSettingMutation();
+  const [deleteSetting, { isLoading: deleting }] = useDeleteSettingMutation();
   const [editingId, setEditingId] = useState<string | null>(null);
   const [editErrors, setEditErrors] = useState<SettingFieldErrors>({});
-  const [saving, setSaving] = useState(false);
-  const [adding, setAdding] = useState(false);
   const [addErrors, setAddErrors] = useState<SettingFieldErrors>({});
   const [confirmDelete, setConfirmDelete] = useState<AppSetting | null>(null);
-  const [deleting, setDeleting] = useState(false);
   const [unreachable, setUnreachable] = useState(false);
-  const [displayVersion, setDisplayVersion] = useState(0);
-  const display = useDisplaySettings(displayVersion);
+  // Dates follow the public settings, which every write here refreshes.
+  const display = usePublicSettings();
   const formatDate = (iso: string) => formatDateTime(iso, display);
+  const phone = useMediaQuery(`(max-width:${CARDS_BELOW - 0.05}px)`, { noSsr: true });
 
   useEffect(() => {
-    const controller = new AbortController();
-    listSettings(controller.signal)
-      .then((result) => {
-        setSettings([...result.data].sort(byName));
-        setLoad({ status: 'ready' });
-      })
-      .catch((error: unknown) => {
-        if (error instanceof DOMException && error.name === 'AbortError') return;
-        console.error('Failed to fetch settings', error);
-        setLoad({ status: 'error', message: loadErrorText(error) });
-      });
-    return () => controller.abort();
-  }, []);
-
-  const afterChange = (name: string) => {
-    if (isDisplaySetting(name)) {
-      forgetDisplaySettings();
-      setDisplayVersion((v) => v + 1);
-    }
-  };
+    if (list.error) console.error('Failed to fetch settings', list.error);
+  }, [list.error]);
 
   const startEdit = (id: string) => {
     setEditingId(id);
@@ -83,85 +75,107 @@ export function SettingsPage() {
   };
 
   const save = async (setting: AppSetting, draft: SettingDraft) => {
-    setSaving(true);
     try {
-      const result = await updateSetting(setting.id, {
-        name: draft.name.trim(),
-        value: draft.value,
-        description: draft.description.trim() || null,
-      });
-      setSettings((list) => list.map((s) => (s.id === setting.id ? result.data : s)).sort(byName));
+      const result = await updateSetting({
+        id: setting.id,
+        body: { name: draft.name.trim(), value: draft.value, description: draft.description.trim() || null },
+      }).unwrap();
       setEditingId(null);
       setEditErrors({});
       toast.success(result.message ?? 'Setting updated');
-      afterChange(result.data.name);
     } catch (error) {
       console.error('Failed to update setting', error);
       setEditErrors(fieldErrorsOf(error));
       toastSettingError(error, 'The setting could not be saved.');
-    } finally {
-      setSaving(false);
     }
   };
 
   const add = async (draft: SettingDraft): Promise<boolean> => {
-    setAdding(true);
     try {
       const result = await addSetting({
         name: draft.name.trim(),
         value: draft.value,
         description: draft.description.trim() || null,
-      });
-      setSettings((list) => [...list, result.data].sort(byName));
+      }).unwrap();
       setAddErrors({});
       toast.success(result.message ?? 'Setting added');
-      afterChange(result.data.name);
       return true;
     } catch (error) {
       console.error('Failed to add setting', error);
       setAddErrors(fieldErrorsOf(error));
       toastSettingError(error, 'The setting could not be added.');
       return false;
-    } finally {
-      setAdding(false);
     }
   };
 
   const remove = async (setting: AppSetting) => {
-    setDeleting(true);
     try {
-      const result = await deleteSetting(setting.id);
-      setSettings((list) => list.filter((s) => s.id !== setting.id));
+      const result = await deleteSetting(setting.id).unwrap();
       toast.success(result.message ?? 'Setting deleted');
     } catch (error) {
       console.error('Failed to delete setting', error);
       if (error instanceof ApiError && error.status === 0) setUnreachable(true);
       else toastSettingError(error, 'The setting could not be deleted.');
     } finally {
-      setDeleting(false);
       setConfirmDelete(null);
     }
   };
 
-  if (load.status === 'loading') {
+  if (list.isLoading) {
     return (
       <Box sx={{ display: 'grid', placeItems: 'center', minHeight: 200 }}>
         <CircularProgress aria-label="Loading settings" />
       </Box>
     );
   }
-  if (load.status === 'error') return <Alert severity="error">{load.message}</Alert>;
+  if (list.isError) return <Alert severity="error">{loadErrorText(list.error)}</Alert>;
+
+  const itemProps = (setting: AppSetting) => ({
+    setting,
+    editing: editingId === setting.id,
+    saving,
+    errors: editingId === setting.id ? editErrors : {},
+    formatDate,
+    onEdit: () => startEdit(setting.id),
+    onCancel: () => {
+      setEditingId(null);
+      setEditErrors({});
+    },
+    onSave: (draft: SettingDraft) => void save(setting, draft),
+    onDelete: () => setConfirmDelete(setting),
+  });
+  // The edit form remounts when a row enters edit mode, so it starts from the saved values.
+  const itemKey = (setting: AppSetting) => `${setting.id}-${editingId === setting.id ? 'edit' : 'view'}`;
+  const addForm = <AddSettingForm adding={adding} serverErrors={addErrors} onAdd={add} />;
 
   return (
     <>
-      <Paper variant="outlined">
-        <ScrollRegion label="Application settings">
-          <Table size="small" sx={{ minWidth: 900 }}>
+      <Paper variant="outlined" role="region" aria-label="Application settings">
+        {phone ? (
+          <Box sx={{ p: 1.5, display: 'grid', gap: 1.5 }}>
+            {settings.length === 0 ? (
+              <Typography color="text.secondary">{NO_SETTINGS}</Typography>
+            ) : (
+              <Box component="ul" aria-label="Settings" sx={{ m: 0, p: 0, display: 'grid', gap: 1.5 }}>
+                {settings.map((setting) => (
+                  <SettingCard key={itemKey(setting)} {...itemProps(setting)} />
+                ))}
+              </Box>
+            )}
+            <Box sx={{ p: 2, borderRadius: 1, bgcolor: 'action.hover' }}>
+              <Typography component="h2" variant="subtitle2" sx={{ mb: 1.5 }}>
+                Add a setting
+              </Typography>
+              {addForm}
+            </Box>
+          </Box>
+        ) : (
+          <Table size="small" sx={{ tableLayout: 'fixed', width: '100%' }}>
             <TableHead>
               <TableRow>
-                {COLUMNS.map((column) => (
-                  <TableCell key={column} scope="col" sx={{ fontWeight: 700, whiteSpace: 'nowrap' }}>
-                    {column}
+                {COLUMNS.map(({ name, width }) => (
+                  <TableCell key={name} scope="col" sx={{ fontWeight: 700, width }}>
+                    {name}
                   </TableCell>
                 ))}
               </TableRow>
@@ -169,32 +183,22 @@ export function SettingsPage() {
             <TableBody>
               {settings.length === 0 && (
                 <TableRow>
-                  <TableCell colSpan={COLUMNS.length} sx={{ color: 'text.secondary' }}>
-                    No settings yet.
+                  <TableCell colSpan={SETTING_COLUMNS} sx={{ color: 'text.secondary' }}>
+                    {NO_SETTINGS}
                   </TableCell>
                 </TableRow>
               )}
               {settings.map((setting) => (
-                <SettingRow
-                  key={`${setting.id}-${editingId === setting.id ? 'edit' : 'view'}`}
-                  setting={setting}
-                  editing={editingId === setting.id}
-                  saving={saving}
-                  errors={editingId === setting.id ? editErrors : {}}
-                  formatDate={formatDate}
-                  onEdit={() => startEdit(setting.id)}
-                  onCancel={() => {
-                    setEditingId(null);
-                    setEditErrors({});
-                  }}
-                  onSave={(draft) => void save(setting, draft)}
-                  onDelete={() => setConfirmDelete(setting)}
-                />
+                <SettingRow key={itemKey(setting)} {...itemProps(setting)} />
               ))}
-              <AddSettingRow adding={adding} serverErrors={addErrors} onAdd={add} />
+              <TableRow sx={{ bgcolor: 'action.hover' }}>
+                <TableCell colSpan={SETTING_COLUMNS} sx={{ py: 2 }}>
+                  {addForm}
+                </TableCell>
+              </TableRow>
             </TableBody>
           </Table>
-        </ScrollRegion>
+        )}
       </Paper>
 
       <Dialog
@@ -224,7 +228,7 @@ export function SettingsPage() {
         </DialogActions>
       </Dialog>
 
-      {/* Spec §8 asks for an alert with this text; an alert dialog says it accessibly. */}
+      {/* docs/product.md › Messages and errors asks for an alert with this text; an alert dialog says it accessibly. */}
       <Dialog
         open={unreachable}
         onClose={() => setUnreachable(false)}

@@ -1,4 +1,5 @@
 import { ApiError } from '../../../lib/api-client';
+import { fieldErrorInline, fieldErrorText } from '../../../lib/error-text';
 import { toast } from '../../../lib/notify';
 
 export type SettingField = 'name' | 'value' | 'description';
@@ -17,19 +18,22 @@ export function fieldErrorsOf(error: unknown): SettingFieldErrors {
   if (!(error instanceof ApiError)) return result;
   for (const item of error.errors) {
     const field = fieldOf(item.field) as SettingField;
-    if (FIELDS.includes(field) && !result[field]) result[field] = item.message;
+    if (FIELDS.includes(field) && !result[field]) result[field] = fieldErrorInline({ ...item, field });
   }
   return result;
 }
 
 export const UNREACHABLE = 'Backend server is not reachable. Please check your server.';
 
-/** Spec §8: one toast per field error as 'field: message', else the server's message, else the fallback. */
+/**
+ * `docs/product.md` › Messages and errors: one toast per field error (worded by lib/error-text.ts), else the
+ * server's message, else the fallback.
+ */
 export function toastSettingError(error: unknown, fallback: string): void {
   if (error instanceof ApiError && error.errors.length > 0) {
     for (const item of error.errors) {
       const field = fieldOf(item.field);
-      toast.error(field ? `${field}: ${item.message}` : item.message);
+      toast.error(fieldErrorText({ ...item, field }));
     }
     return;
   }

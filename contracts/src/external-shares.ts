@@ -1,0 +1,148 @@
+import { z } from 'zod';
+import { DicomItemSchema } from './dicom.ts';
+
+/** Hours a link may live: the `external_share_max_hours` setting (1–168, default 72) caps it. */
+export const EXTERNAL_SHARE_MAX_HOURS_CAP = 168;
+
+export const ExternalShareStateSchema = z
+  .enum(['active', 'locked', 'expired', 'revoked'])
+  .describe('locked: five wrong codes (the sharer may re-issue)');
+export type ExternalShareState = z.infer<typeof ExternalShareStateSchema>;
+
+export const ExternalShareCreateBodySchema = z
+  .strictObject({
+    imageId: z.uuid().optional().describe('The image to share (or studyUid)'),
+    studyUid: z
+      .string()
+      .trim()
+      .regex(/^[0-9.]{1,64}$/, 'Not a DICOM UID')
+      .optional()
+      .describe('The study to share (or imageId)'),
+    recipientEmail: z
+      .email('Enter a valid e-mail address')
+      .trim()
+      .toLowerCase()
+      .max(254)
+      .describe('Where the link is mailed; the code is not'),
+    expiresInHours: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .max(EXTERNAL_SHARE_MAX_HOURS_CAP)
+      .optional()
+      .describe('Defaults to 72; never longer than the external_share_max_hours setting'),
+    viewOnly: z.boolean().default(false).describe('No download: the viewer only'),
+    deidentify: z.boolean().default(false).describe('DICOM only: share de-identified copies'),
+  })
+  .refine((b) => Boolean(b.imageId) !== Boolean(b.studyUid), {
+    message: 'Name either an image or a study',
+    path: ['imageId'],
+  });
+export type ExternalShareCreateBody = z.infer<typeof ExternalShareCreateBodySchema>;
+
+/** An external share as its sharer sees it: never the link's token or the code. */
+export const ExternalShareSchema = z.object({
+  id: z.uuid(),
+  kind: z.enum(['image', 'study']),
+  imageId: z.uuid().nullable().describe('The image shared (the source for a de-identified share)'),
+  studyUid: z.string().nullable(),
+  caption: z.string().describe('What the sharer’s list names it by (never mailed)'),
+  recipientEmail: z.string(),
+  state: ExternalShareStateSchema,
+  viewOnly: z.boolean(),
+  deidentified: z.boolean(),
+  imageCount: z.number().int(),
+  views: z.number().int(),
+  lastViewedAt: z.string().nullable(),
+  expiresAt: z.string(),
+  revokedAt: z.string().nullable(),
+  lockedAt: z.string().nullable(),
+  createdAt: z.string(),
+});
+export type ExternalShare = z.infer<typeof ExternalShareSchema>;
+
+export const ExternalShareIssuedSchema = z.object({
+  share: ExternalShareSchema,
+  code: z.string().describe('The 6-digit code, shown once: pass it on by another channel than e-mail'),
+});
+export type ExternalShareIssued = z.infer<typeof ExternalShareIssuedSchema>;
+
+export const ExternalShareListSchema = z.object({
+  items: z.array(ExternalShareSchema),
+  maxHours: z.number().int().describe('The external_share_max_hours setting'),
+});
+export type ExternalShareList = z.infer<typeof ExternalShareListSchema>;
+
+/** The link's token: 32 random bytes, base64url (43 characters). */
+const LinkTokenSchema = z
+  .string()
+  .regex(/^[A-Za-z0-9_-]{43}$/, 'Not a share link')
+  .describe('The token from the link’s fragment');
+
+export const ExternalLinkBodySchema = z.strictObject({ token: LinkTokenSchema });
+export type ExternalLinkBody = z.infer<typeof ExternalLinkBodySchema>;
+
+export const ExternalRedeemBodySchema = z.strictObject({
+  token: LinkTokenSchema,
+  code: z
+    .string()
+    .trim()
+    .regex(/^\d{6}$/, 'The code has 6 digits'),
+});
+export type ExternalRedeemBody = z.infer<typeof ExternalRedeemBodySchema>;
+
+/** What a link says before its code: only whether it still opens and until when. */
+export const ExternalLinkStatusSchema = z.object({
+  state: ExternalShareStateSchema,
+  expiresAt: z.string(),
+});
+export type ExternalLinkStatus = z.infer<typeof ExternalLinkStatusSchema>;
+
+export const ExternalImageSchema = z.object({
+  id: z.uuid(),
+  contentType: z.string(),
+  dicom: DicomItemSchema.nullable(),
+  hasThumbnail: z.boolean(),
+});
+export type ExternalImage = z.infer<typeof ExternalImageSchema>;
+
+/** What the link holder's viewer gets after the code: the shared images and the share's terms. */
+export const ExternalViewSchema = z.object({
+  kind: z.enum(['image', 'study']),
+  title: z.string().describe('The caption (a neutral one for a de-identified share)'),
+  sharedBy: z.string().describe('The sharer’s name'),
+  viewOnly: z.boolean(),
+  deidentified: z.boolean(),
+  expiresAt: z.string(),
+  images: z.array(ExternalImageSchema).describe('In series and instance order for a study'),
+});
+export type ExternalView = z.infer<typeof ExternalViewSchema>;
+
+export const ExternalShareMessages = {
+  created: 'Link sent. Give the recipient the code by phone or message.',
+  reissued: 'A new link was sent. Give the recipient the new code.',
+  revoked: 'Access revoked',
+  invalidLink: 'This link is not valid. Check that you opened the whole link from the mail.',
+  revokedLink: 'The sharer has ended access to this link.',
+  expiredLink: 'This link has expired.',
+  lockedLink: 'Too many wrong codes: this link is locked. Ask the sharer for a new link.',
+  wrongCode: 'That code is not right.',
+  noSession: 'Enter the code to open this link.',
+  viewOnly: 'This share is view only: downloads are off.',
+  notOwner: 'Only the patient or the uploading provider can share this by link',
+  noImages: 'There is nothing in this study you can share by link',
+  expiryTooLong: (max: number) => `The link may last at most ${max} hours`,
+} as const;
+
+/** Server paths of external shares (absolute, under /api). */
+export const ExternalSharePaths = {
+  shares: '/api/external-shares',
+  share: (id: string) => `/api/external-shares/${id}`,
+  reissue: (id: string) => `/api/external-shares/${id}/reissue`,
+  link: '/api/external/link',
+  session: '/api/external/session',
+  view: '/api/external/view',
+  content: (id: string) => `/api/external/images/${id}/content`,
+  thumbnail: (id: string) => `/api/external/images/${id}/thumbnail`,
+  download: (id: string) => `/api/external/images/${id}/download`,
+} as const;

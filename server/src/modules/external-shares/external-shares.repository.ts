@@ -1,0 +1,150 @@
+import { type Insertable, sql } from 'kysely';
+import type { Db } from '../../db/db.ts';
+import type { ExternalShareRow, ExternalSharesTable } from '../../db/schema.ts';
+import type { AuditCtes } from '../audit/audit.repository.ts';
+
+export type ExternalShareWithSharer = ExternalShareRow & { sharer_firstname: string; sharer_lastname: string };
+
+/** Queries of external shares (`docs/architecture.md` › Sharing with someone without an account). */
+export function createExternalSharesRepository(db: Db) {
+  const withSharer = () =>
+    db
+      .selectFrom('external_shares as x')
+      .innerJoin('users as u', 'u.id', 'x.created_by')
+      .selectAll('x')
+      .select(['u.firstname as sharer_firstname', 'u.lastname as sharer_lastname']);
+
+  return {
+    /** The share and the images it opens, in viewing order. */
+    create: async (share: Insertable<ExternalSharesTable>, imageIds: string[]): Promise<void> => {
+      await db.insertInto('external_shares').values(share).execute();
+      for (let i = 0; i < imageIds.length; i += 1000) {
+        await db
+          .insertInto('external_share_images')
+          .values(imageIds.slice(i, i + 1000).map((image_id, k) => ({ share_id: share.id, image_id, position: i + k })))
+          .execute();
+      }
+    },
+
+    /** Appends audit rows inside the caller's transaction (this repository is bound to it). */
+    appendAudit: async (audit: AuditCtes): Promise<void> => {
+      await sql`WITH ${audit.ctes} SELECT ${audit.applied}`.execute(db);
+    },
+
+    getById: (id: string): Promise<ExternalShareWithSharer | undefined> =>
+      withSharer().where('x.id', '=', id).executeTakeFirst(),
+
+    getByTokenHash: (hash: string): Promise<ExternalShareWithSharer | undefined> =>
+      withSharer().where('x.token_hash', '=', hash).executeTakeFirst(),
+
+    listByCreator: (userId: string, limit: number): Promise<ExternalShareWithSharer[]> =>
+      withSharer().where('x.created_by', '=', userId).orderBy('x.created_at', 'desc').limit(limit).execute(),
+
+    imageCounts: async (ids: string[]): Promise<Map<string, number>> => {
+      if (!ids.length) return new Map();
+      const rows = await db
+        .selectFrom('external_share_images')
+        .select(['share_id', (eb) => eb.fn.countAll<number>().as('n')])
+        .where('share_id', 'in', ids)
+        .groupBy('share_id')
+        .execute();
+      return new Map(rows.map((r) => [r.share_id, Number(r.n)]));
+    },
+
+    imageIds: async (shareId: string): Promise<string[]> =>
+      (
+        await db
+          .selectFrom('external_share_images')
+          .select('image_id')
+          .where('share_id', '=', shareId)
+          .orderBy('position')
+          .execute()
+      ).map((r) => r.image_id),
+
+    hasImage: async (shareId: string, imageId: string): Promise<boolean> =>
+      Boolean(
+        await db
+          .selectFrom('external_share_images')
+          .select('image_id')
+          .where('share_id', '=', shareId)
+          .where('image_id', '=', imageId)
+          .executeTakeFirst(),
+      ),
+
+    /**
+     * Counts a try before the code is checked, atomically: null when the share is locked or has had
+     * its tries (so parallel guesses cannot all pass the count).
+     */
+    takeAttempt: async (id: string, generation: number, max: number): Promise<number | null> => {
+      const row = await db
+        .updateTable('external_shares')
+        .set((eb) => ({ attempts: eb('attempts', '+', 1) }))
+        .where('id', '=', id)
+        .where('generation', '=', generation)
+        .where('locked_at', 'is', null)
+        .where('attempts', '<', max)
+        .returning('attempts')
+        .executeTakeFirst();
+      return row?.attempts ?? null;
+    },
+
+    /** A right code gives its try back: only wrong codes count towards the lock. */
+    giveBackAttempt: async (id: string): Promise<void> => {
+      await db
+        .updateTable('external_shares')
+        .set((eb) => ({ attempts: sql<number>`greatest(${eb.ref('attempts')} - 1, 0)` }))
+        .where('id', '=', id)
+        .execute();
+    },
+
+    lock: async (id: string, at: Date): Promise<void> => {
+      await db
+        .updateTable('external_shares')
+        .set({ locked_at: at })
+        .where('id', '=', id)
+        .where('locked_at', 'is', null)
+        .execute();
+    },
+
+    /** Null when it was revoked already. */
+    revoke: async (id: string, at: Date): Promise<Date | null> => {
+      const row = await db
+        .updateTable('external_shares')
+        .set({ revoked_at: at })
+        .where('id', '=', id)
+        .where('revoked_at', 'is', null)
+        .returning('revoked_at')
+        .executeTakeFirst();
+      return row?.revoked_at ?? null;
+    },
+
+    /** A new link and code: the old link and every credential it gave end (generation), tries start again. */
+    reissue: async (id: string, tokenHash: string, codeHash: string): Promise<void> => {
+      await db
+        .updateTable('external_shares')
+        .set((eb) => ({
+          token_hash: tokenHash,
+          code_hash: codeHash,
+          generation: eb('generation', '+', 1),
+          attempts: 0,
+          locked_at: null,
+        }))
+        .where('id', '=', id)
+        .execute();
+    },
+
+    countView: async (id: string, at: Date): Promise<void> => {
+      await db
+        .updateTable('external_shares')
+        .set((eb) => ({ views: eb('views', '+', 1), last_viewed_at: at }))
+        .where('id', '=', id)
+        .execute();
+    },
+
+    /** A share whose mail never left. */
+    delete: async (id: string): Promise<void> => {
+      await db.deleteFrom('external_shares').where('id', '=', id).execute();
+    },
+  };
+}
+export type ExternalSharesRepository = ReturnType<typeof createExternalSharesRepository>;

@@ -1,0 +1,21 @@
+import { ApiPaths } from '@medshare/contracts/paths';
+import type { User } from '@medshare/contracts';
+import type { ApiResult } from '../../../lib/api-client';
+import { apiSlice } from '../../../lib/api-slice';
+
+const activateProviderApi = apiSlice.injectEndpoints({
+  endpoints: (build) => ({
+    /**
+     * toggleUserStatus on a pending provider activates the account (Activate/Deactivate of
+     * `docs/product.md` › Dashboard). The summary, the users lists, the counts and that profile move.
+     */
+    activateProvider: build.mutation<ApiResult<User>, string>({
+      query: (id) => ({ url: `${ApiPaths.toggleUserStatus}/${id}`, method: 'PUT' }),
+      transformResponse: (result) => result as ApiResult<User>,
+      invalidatesTags: (_result, error, id) =>
+        error ? [] : ['AdminSummary', 'Users', 'UserStats', { type: 'User', id }],
+    }),
+  }),
+});
+
+export const { useActivateProviderMutation } = activateProviderApi;

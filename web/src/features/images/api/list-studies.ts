@@ -1,0 +1,30 @@
+import { StudyPaths, type Pagination, type StudySummary } from '@medshare/contracts';
+import type { ApiResult } from '../../../lib/api-client';
+import { apiSlice } from '../../../lib/api-slice';
+import { IMAGE_LIST_TAG } from './list-images';
+
+export type StudyListArgs = { page: number; limit: number };
+export type StudyPage = { studies: StudySummary[]; pagination: Pagination | null };
+
+/** The tag every write that adds, removes or changes a study (or its access) invalidates. */
+export const STUDY_LIST_TAG = { type: 'Studies', id: 'LIST' } as const;
+
+export const studyListApi = apiSlice.injectEndpoints({
+  endpoints: (build) => ({
+    /**
+     * The caller's study cards (`docs/architecture.md` › Studies and DICOMweb). A study's cards
+     * change with its images: every write that makes the image list stale (upload, share, verify,
+     * revoke, delete) makes this one stale too, so it provides the image list's tag as well.
+     */
+    listStudies: build.query<StudyPage, StudyListArgs>({
+      query: ({ page, limit }) => ({ url: StudyPaths.list, query: { page, limit } }),
+      transformResponse: (result: ApiResult<unknown>) => ({
+        studies: result.data as StudySummary[],
+        pagination: result.pagination ?? null,
+      }),
+      providesTags: [STUDY_LIST_TAG, IMAGE_LIST_TAG],
+    }),
+  }),
+});
+
+export const { useListStudiesQuery } = studyListApi;
