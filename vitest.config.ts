@@ -3,8 +3,8 @@ import { defineConfig } from 'vitest/config';
 /**
  * Server suites whose outcome does not depend on the database engine: parsing, rendering, HTTP
  * framing, resource bounds, fuzzing and the DICOM peers' protocols. The database behind them is
- * incidental (setup only), so they run on PGlite alone; everything that reads or writes through
- * SQL, locks, commits, crashes or audits runs on both (docs/architecture.md › Tests and CI).
+ * incidental (setup only), so they run on PGlite alone, never again on PostgreSQL
+ * (docs/architecture.md › Tests and CI).
  */
 const ENGINE_INDEPENDENT = [
   'src/crypto/envelope.test.ts',
@@ -32,13 +32,34 @@ const ENGINE_INDEPENDENT = [
   'test/http.test.ts',
   'test/openapi.test.ts',
   'test/slow-clients.test.ts',
+  'test/doc-references.test.ts',
 ];
+
+/**
+ * Suites where the engine itself is under test: the transaction port, durability across a crash or
+ * a reopened data directory, backup and restore. They run on both engines; every other suite runs
+ * once, on PostgreSQL when CI provides one. PGlite is still the whole product's engine in the e2e run.
+ */
+const ENGINE_SENSITIVE = [
+  'src/db/transactor.test.ts',
+  'src/modules/images/crash.test.ts',
+  'src/modules/messages/messages.crash.test.ts',
+  'src/modules/audit/audit.test.ts',
+  'src/modules/auth/auth.test.ts',
+  'test/backup.test.ts',
+];
+
+const withPostgres = Boolean(process.env.TEST_DATABASE_URL);
 
 const serverProject = (name: string, db: 'pglite' | 'postgres') => ({
   test: {
     name,
     root: './server',
-    include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+    // Without PostgreSQL (a developer's machine), PGlite runs every suite.
+    include:
+      db === 'pglite' && withPostgres
+        ? [...ENGINE_INDEPENDENT, ...ENGINE_SENSITIVE]
+        : ['src/**/*.test.ts', 'test/**/*.test.ts'],
     exclude: db === 'postgres' ? ENGINE_INDEPENDENT : [],
     environment: 'node',
     env: { MEDSHARE_TEST_DB: db },
@@ -47,7 +68,7 @@ const serverProject = (name: string, db: 'pglite' | 'postgres') => ({
   },
 });
 
-/** Server suites run on PGlite always and on PostgreSQL too when TEST_DATABASE_URL is set (CI). */
+/** Server suites run on PGlite alone, or split between PGlite and PostgreSQL when TEST_DATABASE_URL is set (CI). */
 export default defineConfig({
   test: {
     // Vitest's default is one worker per core minus one: a single worker on a 2-core CI machine, while
@@ -58,7 +79,7 @@ export default defineConfig({
     projects: [
       { test: { name: 'contracts', root: './contracts', include: ['src/**/*.test.ts'], environment: 'node' } },
       serverProject('server-pglite', 'pglite'),
-      ...(process.env.TEST_DATABASE_URL ? [serverProject('server-postgres', 'postgres')] : []),
+      ...(withPostgres ? [serverProject('server-postgres', 'postgres')] : []),
       './web/vitest.config.ts',
     ],
   },

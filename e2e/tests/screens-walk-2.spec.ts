@@ -101,6 +101,8 @@ test('npm start builds React’s production bundle, and the page loads each list
   const doc = uniqueUser('healthProvider');
   await approveViaApi(await registerViaApi(doc));
   await signIn(page, doc.email, doc.password);
+  // The page signIn left may still be fetching: count only what /dashboard loads.
+  await page.goto('about:blank');
   const calls: string[] = [];
   page.on('request', (request) => {
     const url = new URL(request.url());
