@@ -30,7 +30,7 @@ class FakeEngine implements StackEngine {
   constructor(callbacks: ViewerCallbacks) {
     this.callbacks = callbacks;
   }
-  private emit() {
+  protected emit() {
     this.callbacks.onChange({
       frame: this.index,
       frames: this.images.length,
@@ -75,6 +75,25 @@ class FakeEngine implements StackEngine {
   }
 }
 
+/**
+ * Draws a slice only when the test says so, as a slow decoder would, so that renders arrive after
+ * later presses; each move settles once its slice is drawn (Cornerstone's setImageIdIndex).
+ */
+class DeferredEngine extends FakeEngine {
+  readonly asked: number[] = [];
+  private readonly queue: Array<{ index: number; drawn: () => void }> = [];
+  override goToFrame(index: number) {
+    this.asked.push(index);
+    return new Promise<void>((drawn) => this.queue.push({ index, drawn }));
+  }
+  renderNext() {
+    const next = this.queue.shift()!;
+    this.index = next.index;
+    this.emit();
+    next.drawn();
+  }
+}
+
 /** A 12-slice CT series (instance numbers given out of order), its metadata, and the fake engine it opens in. */
 function serveSeries(instances: DicomJson[] = defaultInstances()) {
   const queries: URLSearchParams[] = [];
@@ -115,6 +134,22 @@ async function setup(instances?: DicomJson[]) {
 const position = () => screen.getByTestId('slice-position').textContent;
 
 describe('StackViewer (docs/product.md › Stack viewer)', () => {
+  it('adds up key presses quicker than the renders: a late render of a slice passed on the way does not pull the target back', async () => {
+    serveSeries();
+    let engine: DeferredEngine | null = null;
+    const createEngine: CreateStackEngine = async (_element, callbacks) => (engine = new DeferredEngine(callbacks));
+    const user = userEvent.setup();
+    renderWithProviders(<StackViewer studyUid={STUDY} seriesUid={SERIES} createEngine={createEngine} />);
+    await waitFor(() => expect(screen.getByTestId('stack-viewport')).toHaveAttribute('data-state', 'rendered'));
+    await user.keyboard('{ArrowDown}{ArrowDown}');
+    act(() => engine!.renderNext()); // slice 2 of 12 drawn after the second press
+    await user.keyboard('{ArrowDown}');
+    act(() => engine!.renderNext());
+    act(() => engine!.renderNext());
+    expect(engine!.asked).toEqual([1, 2, 3]);
+    expect(position()).toMatch(/^4 \/ 12/);
+  });
+
   it('lists the series through QIDO and opens its slices in Instance Number order, leaving out objects without pixels', async () => {
     const { queries, engine } = await setup();
     expect(queries[0]?.get('includefield')).toContain('00201041');
@@ -242,6 +277,6 @@ describe('StackViewer (docs/product.md › Stack viewer)', () => {
     await user.keyboard('{ArrowDown}');
     await waitFor(() => expect(position()).toBe('2 / 3 · Frame 1/2'));
     expect(slices.at(-1)).toBe(1);
-    expect(screen.getByRole('img', { name: 'MR series, image 2 / 3 · Frame 1/2' })).toBeInTheDocument();
+    expect(screen.getByRole('img', { name: 'MR images, image 2 / 3 · Frame 1/2' })).toBeInTheDocument();
   });
 });

@@ -74,6 +74,22 @@ function loadError(error: unknown): string {
 
 const clamp = (n: number, max: number) => Math.min(Math.max(n, 0), max);
 
+/** What the viewer calls what it shows: a series, or the files a share link holds (one image or a study). */
+const WORDING = {
+  series: {
+    loading: 'Finding the images of this series…',
+    notDisplayed: 'This series could not be displayed',
+    empty: 'This series has no images you may see (its objects have no pixel data, or none is shared with you).',
+    label: (modality: string | null) => (modality ? `${modality} series` : 'Series'),
+  },
+  files: {
+    loading: 'Opening the shared images…',
+    notDisplayed: 'These images could not be displayed',
+    empty: 'What was shared has no images to show (its files have no pixel data).',
+    label: (modality: string | null) => (modality ? `${modality} images` : 'Shared images'),
+  },
+} as const;
+
 /**
  * Whole DICOM files to page through, in the order given (each frame of a multi-frame file in turn):
  * the share link page's images, read from `url` with or without the bearer header.
@@ -150,9 +166,10 @@ export function StackViewer({
 }) {
   const { studyUid, seriesUid } = source.files ? { studyUid: null, seriesUid: null } : source;
   const files = source.files ?? null;
+  const wording = WORDING[files ? 'files' : 'series'];
   const elementRef = useRef<HTMLDivElement>(null);
   const engineRef = useRef<StackEngine | null>(null);
-  const [phase, setPhase] = useState<Phase>({ status: 'loading', what: 'Finding the images of this series…' });
+  const [phase, setPhase] = useState<Phase>({ status: 'loading', what: wording.loading });
   const [slices, setSlices] = useState<StackSlice[]>([]);
   const [view, setView] = useState<ViewerState | null>(null);
   const [defaultWindow, setDefaultWindow] = useState<WindowLevel | null>(null);
@@ -167,7 +184,7 @@ export function StackViewer({
     const controller = new AbortController();
     let engine: StackEngine | null = null;
     let cancelled = false;
-    setPhase({ status: 'loading', what: 'Finding the images of this series…' });
+    setPhase({ status: 'loading', what: wording.loading });
     setView(null);
     setPlaying(false);
     (async () => {
@@ -185,7 +202,7 @@ export function StackViewer({
         setPhase({
           status: 'error',
           title: 'Nothing to display',
-          detail: 'This series has no images you may see (its objects have no pixel data, or none is shared with you).',
+          detail: wording.empty,
         });
         return;
       }
@@ -216,7 +233,7 @@ export function StackViewer({
         engineRef.current = null;
         setPhase({
           status: 'error',
-          title: 'This series could not be displayed',
+          title: wording.notDisplayed,
           detail: `Its images could not be decoded (${error instanceof Error && error.message ? error.message : 'unknown decoder error'}).`,
         });
       }
@@ -227,7 +244,7 @@ export function StackViewer({
       engine?.destroy();
       engineRef.current = null;
     };
-  }, [studyUid, seriesUid, files, createEngine]);
+  }, [studyUid, seriesUid, files, createEngine, wording]);
 
   const count = slices.length;
   const index = view?.frame ?? 0;
@@ -239,13 +256,22 @@ export function StackViewer({
   }, [view, index, onSlice]);
 
   // Where the last key press or slider move asked to go: presses quicker than the renders still add up.
+  // While a move is on its way, a render of a slice it passes (an earlier press) must not pull the
+  // target back; otherwise (the wheel or a drag moved the stack) the slice shown is the target.
   const targetRef = useRef(0);
+  const movingRef = useRef(false);
   useEffect(() => {
-    targetRef.current = index;
+    if (!movingRef.current) targetRef.current = index;
   }, [index]);
   const goTo = useCallback((next: number) => {
+    const engine = engineRef.current;
+    if (!engine) return;
     targetRef.current = next;
-    void engineRef.current?.goToFrame(next);
+    movingRef.current = true;
+    const arrived = () => {
+      if (targetRef.current === next) movingRef.current = false;
+    };
+    engine.goToFrame(next).then(arrived, arrived);
   }, []);
   const step = useCallback(
     (delta: number) => {
@@ -404,7 +430,7 @@ export function StackViewer({
           data-state={phase.status}
           data-slice={index}
           role="img"
-          aria-label={`${modality ? `${modality} series` : 'Series'}, image ${position}`}
+          aria-label={`${wording.label(modality)}, image ${position}`}
           tabIndex={0}
           onContextMenu={(e) => e.preventDefault()}
           sx={{
