@@ -11,7 +11,8 @@ import { createStorage } from '../../storage/index.ts';
 import { uploadFile } from '../images/images.test-helpers.ts';
 import { DicomMessages } from './dicom-core.ts';
 import { METADATA_PURPOSE, MAX_METADATA_BYTES } from './dicom-metadata.ts';
-import { MAX_QIDO_ANSWER_BYTES, QidoWarnings, WadoMessages, renderedFrames } from './dicom.service.ts';
+import { MAX_QIDO_ANSWER_BYTES, QidoWarnings, WadoMessages } from './dicomweb-limits.ts';
+import { renderedFrames } from './wado.ts';
 import { rawDicom } from './memory-test-helpers.ts';
 
 /*

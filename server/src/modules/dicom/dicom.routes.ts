@@ -16,7 +16,7 @@ import { actorOf } from '../../http/auth-hooks.ts';
 import { storedContentHeaders } from '../../http/content-headers.ts';
 import { ok } from '../../http/envelope.ts';
 import { type ErrorStatus, routeDocs } from '../../http/route-schema.ts';
-import { type Part, renderOptionsOf } from './dicom.service.ts';
+import { type Part, renderOptionsOf } from './wado.ts';
 
 /** Every DICOM route answers 400 (bad UID or query), 401 and 404 (nothing the caller may see). */
 const REFUSALS = [400, 401, 404] satisfies ErrorStatus[];

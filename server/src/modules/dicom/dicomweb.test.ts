@@ -10,7 +10,7 @@ import { type SignedIn, type TestApp, createTestApp, newUser } from '../../../te
 import { codeIn } from '../../../test/smtp.ts';
 import { bytesOf, fixture, uploadFile } from '../images/images.test-helpers.ts';
 import { NO_DCMTK, hasDcmtk } from './dicom-test-helpers.ts';
-import { QidoWarnings } from './dicom.service.ts';
+import { QidoWarnings } from './dicomweb-limits.ts';
 
 /**
  * DICOMweb read side (WADO-RS study/series retrieve, metadata, rendered, frames; transfer-syntax

@@ -10,7 +10,7 @@ import { fixture, uploadFile } from '../images/images.test-helpers.ts';
 import { DicomMessages, MAX_FRAME_PIXELS } from './dicom-core.ts';
 import { createDicomEngine } from './dicom-engine.ts';
 import { DicomBusy, createDicomPool } from './dicom-pool.ts';
-import { FramesMessages, MAX_FRAMES_ANSWER_BYTES } from './dicom.service.ts';
+import { FramesMessages, MAX_FRAMES_ANSWER_BYTES } from './dicomweb-limits.ts';
 import { deflatedDicom } from './memory-test-helpers.ts';
 
 /*

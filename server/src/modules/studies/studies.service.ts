@@ -38,7 +38,7 @@ interface Deps {
 export const MAX_STUDY_INSTANCES = 5_000;
 /**
  * The most images one study share covers (413 above it): as many as one WADO-RS retrieve serves
- * (dicom.service.ts MAX_RETRIEVE_INSTANCES), so that a recipient can always fetch the whole share.
+ * (dicomweb-limits.ts MAX_RETRIEVE_INSTANCES), so that a recipient can always fetch the whole share.
  */
 export const MAX_SHARED_STUDY_INSTANCES = 10_000;
 /**
