@@ -29,6 +29,9 @@ export default defineConfig({
     assetsInlineLimit: 0,
     sourcemap: false,
   },
+  // The landing page's build-time render (build/prerender.ts) runs the app's code in Node: bundle
+  // every dependency into it rather than resolve MUI's and the others' files at run time.
+  ssr: { noExternal: true },
   server: {
     proxy: {
       '/api': 'http://127.0.0.1:8080',

@@ -24,6 +24,35 @@ for (const width of widths) {
       await expectAccessible(page);
     });
 
+    test('the landing page is drawn before its JavaScript runs, and the app takes it over in place', async ({
+      page,
+      browser,
+    }) => {
+      const heading = { level: 1, name: /shared securely with exactly the right people/ } as const;
+      // Before the scripts have arrived (here: never): the prerendered copy, styled, its links plain links.
+      const noScript = await browser.newContext({ viewport: page.viewportSize()! });
+      await noScript.route('**/assets/*.js', (route) => route.abort());
+      const still = await noScript.newPage();
+      await still.goto('/');
+      await expect(still.getByRole('heading', heading)).toBeVisible();
+      const before = await still.getByRole('heading', heading).boundingBox();
+      await screenshot(still, 'landing-before-script');
+      await still.getByRole('banner').getByRole('link', { name: 'Login' }).click();
+      await expect(still).toHaveURL(/\/login$/);
+      await noScript.close();
+
+      // With it: one heading, where the copy had it, and no style refused by the CSP.
+      const refused: string[] = [];
+      page.on('console', (msg) => {
+        if (msg.type() === 'error' && /content security policy/i.test(msg.text())) refused.push(msg.text());
+      });
+      await page.goto('/');
+      await expect(page.locator('#prerendered')).toHaveCount(0);
+      await expect(page.getByRole('heading', { level: 1 })).toHaveCount(1);
+      expect(await page.getByRole('heading', heading).boundingBox()).toEqual(before);
+      expect(refused).toEqual([]);
+    });
+
     test('share demo copies a link', async ({ page, context }) => {
       await context.grantPermissions(['clipboard-read', 'clipboard-write']);
       await page.goto('/share-image');

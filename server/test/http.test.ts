@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { brotliCompressSync, brotliDecompressSync, gzipSync } from 'node:zlib';
+import { brotliCompressSync, brotliDecompressSync, gunzipSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type TestApp, createTestApp, newUser, writeTinyWebApp } from './harness.ts';
 
@@ -18,6 +18,12 @@ beforeAll(async () => {
       // What web/build/precompress.ts writes beside each asset.
       writeFileSync(join(dist, 'assets', 'app.js.br'), brotliCompressSync('console.log(1)'));
       writeFileSync(join(dist, 'assets', 'app.js.gz'), gzipSync('console.log(1)'));
+      // What web/build/prerender.ts writes: index.html with the landing page in it.
+      writeFileSync(
+        join(dist, 'landing.html'),
+        '<html><head><meta property="csp-nonce" nonce="__CSP_NONCE__"><style data-emotion="mui a1" nonce="__CSP_NONCE__">.a1{}</style></head>' +
+          '<body><div id="prerendered"><h1>Landing</h1></div><div id="root"></div></body></html>',
+      );
       c.webDist = dist;
     },
     new Writable({
@@ -74,6 +80,28 @@ describe('security headers', () => {
     expect(nonceA).not.toBe(nonceB);
     expect(String(a.headers['content-security-policy'])).toContain(`'nonce-${nonceA}'`);
     expect(a.headers['cache-control']).toBe('no-store');
+  });
+
+  it('sends the prerendered landing page at / only, every nonce in it replaced by the answer’s', async () => {
+    const landing = await t.request({ method: 'GET', url: '/' });
+    expect(landing.body).toContain('<div id="prerendered"><h1>Landing</h1></div>');
+    expect(landing.body).not.toContain('__CSP_NONCE__');
+    const nonces = [...landing.body.matchAll(/nonce="([^"]+)"/g)].map((m) => m[1]);
+    expect(nonces).toHaveLength(2);
+    expect(new Set(nonces).size).toBe(1);
+    expect(String(landing.headers['content-security-policy'])).toContain(`'nonce-${nonces[0]}'`);
+    for (const url of ['/login', '/view-images', '/x'])
+      expect((await t.request({ method: 'GET', url })).body, url).not.toContain('prerendered');
+  });
+
+  it('gzips the page when the browser accepts it (its nonce rules out compressing it at build time)', async () => {
+    const zipped = await t.request({ method: 'GET', url: '/', headers: { 'accept-encoding': 'gzip, deflate, br' } });
+    expect(zipped.headers['content-encoding']).toBe('gzip');
+    expect(zipped.headers.vary).toMatch(/accept-encoding/i);
+    expect(gunzipSync(zipped.rawPayload).toString()).toContain('<h1>Landing</h1>');
+    const plain = await t.request({ method: 'GET', url: '/login', headers: { 'accept-encoding': 'identity' } });
+    expect(plain.headers['content-encoding']).toBeUndefined();
+    expect(plain.body).toContain('csp-nonce');
   });
 
   it('sends the precompressed asset the browser accepts, and the plain one otherwise', async () => {

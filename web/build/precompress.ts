@@ -16,7 +16,8 @@ export function precompress(minBytes = 1024): Plugin {
   let outDir = 'dist';
   return {
     name: 'medshare-precompress',
-    apply: 'build',
+    // Not the server-side build of the prerendered page: nothing serves it.
+    apply: (_config, env) => env.command === 'build' && !env.isSsrBuild,
     configResolved(config) {
       outDir = resolve(config.root, config.build.outDir);
     },

@@ -23,6 +23,7 @@ import { startPageFor, startPageLabel } from '../../../components/layout/page-ac
 import { SiteHeader } from '../../../components/layout/site-header';
 import { paths } from '../../../config/paths';
 import { site } from '../../../config/site';
+import { useReplacePrerendered } from '../../../lib/prerendered';
 import { selectToken, selectUser } from '../../../lib/session';
 import { useAppSelector } from '../../../lib/store';
 import { HeroIllustration } from './hero-illustration';
@@ -142,6 +143,7 @@ function IconBadge({ children, tone = 'primary' }: { children: ReactNode; tone?:
 }
 
 export function LandingPage() {
+  useReplacePrerendered();
   const signedIn = Boolean(useAppSelector(selectToken));
   const role = useAppSelector(selectUser)?.role;
   // A signed-in visitor is offered the way back into the app, not a new account.
