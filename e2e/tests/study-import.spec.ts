@@ -160,11 +160,16 @@ for (const size of VIEWPORTS) {
 
         // A preset applies to the stack and stays while paging.
         await page.getByRole('button', { name: /^Bone window/ }).click();
+        // Off the button: its tooltip, opening under the pointer, is not the page's layout.
+        await page.mouse.move(0, 0);
         await viewport.focus();
         await page.keyboard.press('PageUp');
         await expect(position).toHaveText(new RegExp(`^${slices - 10} / ${slices}\\b`));
         await expect(page.getByRole('button', { name: /^Bone window/ })).toHaveAttribute('aria-pressed', 'true');
-        expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(size.width);
+        // A CI run once read 395 px here, for a moment (a popup being placed); the layout is what counts.
+        await expect
+          .poll(() => page.evaluate(() => document.documentElement.scrollWidth))
+          .toBeLessThanOrEqual(size.width);
         await screenshot(page, 'stack-viewer');
       } finally {
         disc.remove();
