@@ -23,24 +23,26 @@ export const UID = /^[0-9]+(\.[0-9]+)*$/;
 export function createDicomwebAccess({ repo, audit }: { repo: DicomRepository; audit: AuditService }) {
   const viewerOf = (actor: Actor): Viewer => ({ userId: actor.userId, all: actor.permissions.has('image:view_all') });
 
+  /** A 404 for what the caller does not see (or that is not there), audited as a failed `action`. */
+  async function notVisible(actor: Actor, action: AuditAction, message: string): Promise<never> {
+    await audit.recordQuietly({
+      userId: actor.userId,
+      action,
+      table: 'images',
+      recordId: null,
+      ip: actor.ip,
+      status: 'failure',
+      reason: 'not visible',
+    });
+    throw notFound(message);
+  }
+
   async function findInstance(actor: Actor, study: string, series: string, sop: string, action: AuditAction) {
     const found =
       UID.test(study) && UID.test(series) && UID.test(sop)
         ? await repo.instance(viewerOf(actor), { studyUid: study, seriesUid: series, sopUid: sop })
         : undefined;
-    if (!found) {
-      await audit.recordQuietly({
-        userId: actor.userId,
-        action,
-        table: 'images',
-        recordId: null,
-        ip: actor.ip,
-        status: 'failure',
-        reason: 'not visible',
-      });
-      throw notFound('Instance not found');
-    }
-    return found;
+    return found ?? notVisible(actor, action, 'Instance not found');
   }
 
   /**
@@ -57,18 +59,7 @@ export function createDicomwebAccess({ repo, audit }: { repo: DicomRepository; a
           MAX_RETRIEVE_INSTANCES + 1,
         )
       : [];
-    if (!rows.length) {
-      await audit.recordQuietly({
-        userId: actor.userId,
-        action,
-        table: 'images',
-        recordId: null,
-        ip: actor.ip,
-        status: 'failure',
-        reason: 'not visible',
-      });
-      throw notFound(target.series ? 'Series not found' : 'Study not found');
-    }
+    if (!rows.length) return notVisible(actor, action, target.series ? 'Series not found' : 'Study not found');
     if (rows.length > MAX_RETRIEVE_INSTANCES) throw tooLarge(WadoMessages.tooManyInstances);
     return rows;
   }
