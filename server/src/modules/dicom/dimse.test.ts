@@ -102,19 +102,25 @@ describe.skipIf(!hasDcmtk)(`DIMSE receiver (${hasDcmtk ? 'dcmtk found' : NO_DCMT
     expect(wrongCalled.output).toMatch(/Called AE Title Not Recognized/i);
     const unmapped = await dcmtk('echoscu', ['-aet', 'PATIENTPACS', '-aec', 'MEDSHARE', '127.0.0.1', String(port)]);
     expect(unmapped.code).not.toBe(0);
-    const rows = await db()
-      .selectFrom('audit_logs')
-      .select(['reason', 'status', 'ip_address'])
-      .where('action_type', '=', 'dimse.association')
-      .where('status', '=', 'failure')
-      .execute();
-    expect(rows.map((r) => r.reason)).toEqual(
-      expect.arrayContaining([
-        expect.stringContaining('calling_ae=INTRUDER'),
-        expect.stringContaining('called_ae=SOMEONE'),
-        expect.stringContaining('calling_ae=PATIENTPACS'),
-      ]),
-    );
+    // The refusal is audited beside the A-ASSOCIATE-RJ, not before it: echoscu may exit first.
+    const refusals = async () =>
+      (
+        await db()
+          .selectFrom('audit_logs')
+          .select('reason')
+          .where('action_type', '=', 'dimse.association')
+          .where('status', '=', 'failure')
+          .execute()
+      ).map((r) => r.reason);
+    await expect
+      .poll(refusals, { timeout: 5_000 })
+      .toEqual(
+        expect.arrayContaining([
+          expect.stringContaining('calling_ae=INTRUDER'),
+          expect.stringContaining('called_ae=SOMEONE'),
+          expect.stringContaining('calling_ae=PATIENTPACS'),
+        ]),
+      );
     // Nothing got in through a refused association.
     const refused = generateStudy([1]);
     const store = await storescu(writeStudy(refused, 'refused'), 'INTRUDER');
