@@ -4,6 +4,7 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { SERVER_NODE_FLAGS } from '../src/node-flags.ts';
+import { freshPgliteDir } from './pglite-template.ts';
 
 /** The real server as its own process (`node server/src/main.ts`), for crash tests and benchmarks. */
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -62,6 +63,9 @@ export function serverEnv(options: ServerOptions): NodeJS.ProcessEnv {
 /** Starts the server with the outbox mailer and waits until /api/health answers. */
 export async function startServer(options: ServerOptions): Promise<SpawnedServer> {
   const port = options.port ?? (await freePort());
+  // A first start on PGlite would run initdb in the child; a restart or a restored backup keeps its own.
+  const pgliteDir = join(options.dataDir, 'db');
+  if (!options.databaseUrl && !existsSync(pgliteDir)) await freshPgliteDir(pgliteDir);
   const child = spawn(
     process.execPath,
     [...SERVER_NODE_FLAGS, ...(options.nodeArgs ?? []), join(ROOT, 'server/src/main.ts')],
