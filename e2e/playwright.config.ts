@@ -15,8 +15,9 @@ export default defineConfig({
   reporter: process.env.CI ? [['list'], ['json', { outputFile: '../.reports/playwright.json' }]] : [['list']],
   use: {
     baseURL: E2E.baseUrl,
-    // DOM snapshots without the screencast, which cost a third of Chromium's CPU (docs/decisions.md).
-    trace: { mode: 'retain-on-failure', screenshots: false, snapshots: true },
+    // DOM snapshots without the screencast, which cost a third of Chromium's CPU; none in CI, whose
+    // clone is gone when the run ends, so a trace there costs CPU and is never read (docs/decisions.md).
+    trace: process.env.CI ? 'off' : { mode: 'retain-on-failure', screenshots: false, snapshots: true },
     screenshot: 'only-on-failure',
     launchOptions: {
       executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',

@@ -1,4 +1,3 @@
-import helmet from '@fastify/helmet';
 import rateLimit from '@fastify/rate-limit';
 import fastifyStatic from '@fastify/static';
 import swagger from '@fastify/swagger';
@@ -24,6 +23,7 @@ import { registerErrorHandler } from './http/error-handler.ts';
 import { loggerOptions } from './http/logger.ts';
 import { refuseNulCharacters } from './http/no-nul.ts';
 import { registerRefusalAudit } from './http/refusal-audit.ts';
+import { registerSecurityHeaders } from './http/security-headers.ts';
 import { type Metrics, registerMetrics } from './http/metrics.ts';
 import { capConnectionsPerAddress, limitSlowBodies, serverTimeouts } from './http/slow-clients.ts';
 import { sharedRateLimitStore } from './http/rate-limit-store.ts';
@@ -86,30 +86,25 @@ export async function buildApp(config: Config, options: { logStream?: Writable }
     return payload;
   });
 
-  await app.register(helmet, {
-    enableCSPNonces: true,
-    contentSecurityPolicy: {
-      useDefaults: false,
-      directives: {
-        defaultSrc: ["'self'"],
-        // 'wasm-unsafe-eval' lets the DICOM viewer compile its WebAssembly codecs; it does not allow eval() or inline script.
-        scriptSrc: ["'self'", "'wasm-unsafe-eval'"],
-        styleSrc: ["'self'"],
-        imgSrc: ["'self'", 'blob:', 'data:'],
-        fontSrc: ["'self'", 'data:'],
-        connectSrc: ["'self'"],
-        mediaSrc: ["'self'", 'blob:'],
-        workerSrc: ["'self'", 'blob:'],
-        frameSrc: ["'self'", 'blob:'],
-        objectSrc: ["'none'"],
-        baseUri: ["'self'"],
-        formAction: ["'self'"],
-        frameAncestors: ["'none'"],
-        ...(config.publicUrl?.startsWith('https:') ? { upgradeInsecureRequests: [] } : {}),
-      },
+  const { withStyleNonce } = registerSecurityHeaders(app, {
+    directives: {
+      defaultSrc: ["'self'"],
+      // 'wasm-unsafe-eval' lets the DICOM viewer compile its WebAssembly codecs; it does not allow eval() or inline script.
+      scriptSrc: ["'self'", "'wasm-unsafe-eval'"],
+      styleSrc: ["'self'"],
+      imgSrc: ["'self'", 'blob:', 'data:'],
+      fontSrc: ["'self'", 'data:'],
+      connectSrc: ["'self'"],
+      mediaSrc: ["'self'", 'blob:'],
+      workerSrc: ["'self'", 'blob:'],
+      frameSrc: ["'self'", 'blob:'],
+      objectSrc: ["'none'"],
+      baseUri: ["'self'"],
+      formAction: ["'self'"],
+      frameAncestors: ["'none'"],
+      ...(config.publicUrl?.startsWith('https:') ? { upgradeInsecureRequests: [] } : {}),
     },
-    strictTransportSecurity: { maxAge: 31_536_000, includeSubDomains: true },
-    crossOriginEmbedderPolicy: false,
+    hsts: { maxAge: 31_536_000, includeSubDomains: true },
   });
 
   // With REDIS_URL the counters live in Redis, so a limit holds across instances; the prefix is this
@@ -196,7 +191,7 @@ export async function buildApp(config: Config, options: { logStream?: Writable }
   await app.register(stowRoutes(ctx), { prefix: '/api/dicomweb' });
   await app.register(analysisRoutes(ctx), { prefix: '/api/analysis' });
 
-  await registerWebApp(app, config.webDist ?? DEFAULT_WEB_DIST);
+  await registerWebApp(app, config.webDist ?? DEFAULT_WEB_DIST, withStyleNonce);
   return app;
 }
 
@@ -205,7 +200,7 @@ export async function buildApp(config: Config, options: { logStream?: Writable }
  * `/` gets landing.html when the build made it: index.html with the landing page prerendered in it
  * (web/build/prerender.ts), its inline styles stamped with the same nonce.
  */
-async function registerWebApp(app: FastifyInstance, dist: string) {
+async function registerWebApp(app: FastifyInstance, dist: string, withStyleNonce: (reply: FastifyReply) => string) {
   const indexPath = `${dist}/index.html`;
   if (!existsSync(indexPath)) {
     app.log.warn({ dist }, 'web app not built; serving the API only (run npm run build -w web)');
@@ -225,7 +220,7 @@ async function registerWebApp(app: FastifyInstance, dist: string) {
     },
   });
   const sendIndex = (reply: FastifyReply, template = indexHtml) => {
-    const html = template.replace(NONCE_PLACEHOLDER, reply.cspNonce.style);
+    const html = template.replace(NONCE_PLACEHOLDER, withStyleNonce(reply));
     reply.type('text/html; charset=utf-8').header('cache-control', 'no-store').header('vary', 'accept-encoding');
     // The nonce makes each answer unique, so it cannot be compressed at build time like the assets.
     // gzip (level 6) takes about a millisecond for the 67 KB landing page and sends 12 KB.

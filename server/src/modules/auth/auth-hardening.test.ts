@@ -377,13 +377,20 @@ describe('registration with an e-mail that already has an account', () => {
 
   it('spends about the same time as a new registration', async () => {
     const owner = await newUser(t, 'patient');
-    const fresh: number[] = [];
-    const taken: number[] = [];
-    for (let i = 0; i < 7; i++) {
-      fresh.push(await timed(() => post('/api/auth/register', body(`${uniqueName('new')}@example.org`))));
-      taken.push(await timed(() => post('/api/auth/register', body(owner.user.email))));
+    // Interleaved samples; a busy CI machine can push one round's medians apart, while a path that
+    // skips work (a hash, a mail) is apart in every round: up to three rounds, one must be close.
+    const gaps: number[] = [];
+    for (let round = 0; round < 3; round++) {
+      const fresh: number[] = [];
+      const taken: number[] = [];
+      for (let i = 0; i < 7; i++) {
+        fresh.push(await timed(() => post('/api/auth/register', body(`${uniqueName('new')}@example.org`))));
+        taken.push(await timed(() => post('/api/auth/register', body(owner.user.email))));
+      }
+      gaps.push(Math.abs(median(fresh) - median(taken)));
+      if (gaps.at(-1)! < 30) break;
     }
-    expect(Math.abs(median(fresh) - median(taken))).toBeLessThan(30);
+    expect(Math.min(...gaps), `median gaps (ms): ${gaps.join(', ')}`).toBeLessThan(30);
   });
 });
 
