@@ -104,7 +104,8 @@ async function openViewer(page: Page, id: string) {
     window.dispatchEvent(new PopStateEvent('popstate'));
   }, `/dicom/${id}`);
   await expect(page).toHaveURL(`/dicom/${id}`);
-  const viewport = page.getByTestId('dicom-viewport');
+  // This image's viewport: until React has rendered the new route, the previous image's is still there.
+  const viewport = page.locator(`[data-testid="dicom-viewport"][data-image="${id}"]`);
   // A first decode waits for the engine's workers and codecs: 20 s was not enough at load 12 (CI rehearsal).
   await expect(viewport).toHaveAttribute('data-state', /rendered|error/, { timeout: 45_000 });
   return viewport;

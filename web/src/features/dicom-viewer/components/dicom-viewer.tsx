@@ -410,6 +410,7 @@ export function DicomViewer({ imageId }: { imageId: string }) {
           <Box
             ref={elementRef}
             data-testid="dicom-viewport"
+            data-image={imageId}
             data-state={phase.status}
             data-frame={view?.frame ?? 0}
             role="img"
