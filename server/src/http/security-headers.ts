@@ -7,7 +7,7 @@ type Directives = NonNullable<Exclude<HelmetOptions['contentSecurityPolicy'], bo
 
 /**
  * Helmet's headers on every answer, built once. (@fastify/helmet built a helmet middleware, parsing
- * the policy, and made two nonces on every request: ~3 % of the main thread's CPU per image read in
+ * the policy, and made two nonces on every request: ≈ 4.5 % of the main thread's CPU per image read in
  * the retrieval profile, bench/RESULTS.md › Issue 16.) Answers are API JSON and file bytes, which
  * need no nonce; the HTML pages take one each through `withStyleNonce`.
  */
