@@ -49,11 +49,16 @@ export async function logoutThroughUi(page: Page) {
   await expect(page).toHaveURL(/\/login/);
 }
 
-/** Full-page screenshot into e2e/screenshots/<name>-<width>.png, to look at after the run. */
+/**
+ * Full-page screenshot into e2e/screenshots/<name>-<width>.png, to look at after the run. Not in CI
+ * (unless E2E_SCREENSHOTS=1): its clone is deleted when the run ends, so the captures were CPU spent
+ * for no reader. The page is scrolled to the top either way, so that the steps after it run alike.
+ */
 export async function screenshot(page: Page, name: string) {
-  mkdirSync(E2E.screenshotDir, { recursive: true });
   const width = page.viewportSize()?.width ?? 0;
   // A page scrolled by the last action would draw its fixed header part-way down the capture.
   await page.evaluate(() => window.scrollTo(0, 0));
+  if (process.env.CI && process.env.E2E_SCREENSHOTS !== '1') return;
+  mkdirSync(E2E.screenshotDir, { recursive: true });
   await page.screenshot({ path: `${E2E.screenshotDir}${name}-${width}.png`, fullPage: true });
 }

@@ -278,7 +278,8 @@ describe('DICOM pool fairness', () => {
       return Promise.resolve(new Uint8Array(big).buffer);
     };
     try {
-      const first = Array.from({ length: 40 }, (_, i) =>
+      // Ten of user A's: two run, eight wait (each inflates the large file: more jobs prove nothing more and cost CI time).
+      const first = Array.from({ length: 10 }, (_, i) =>
         i % 2 ? engine.metadata(slow, 'user-a') : engine.frames(slow, [1], MAX_FRAMES_ANSWER_BYTES, 'user-a'),
       );
       // Queued jobs hold no copy of their file: only the two dispatched ones were read.
@@ -287,7 +288,7 @@ describe('DICOM pool fairness', () => {
       const small = engine.inspect(fixture('dicom/ct_explicit_le_16bit_signed_small.dcm').data, 'user-b');
       await Promise.all([small, ...first]);
       expect(order.indexOf('user-b')).toBe(2);
-      expect(order.filter((o) => o === 'user-a').length).toBe(40);
+      expect(order.filter((o) => o === 'user-a').length).toBe(10);
     } finally {
       await engine.close();
     }
