@@ -19,6 +19,8 @@ export default defineConfig({
     // clone is gone when the run ends, so a trace there costs CPU and is never read (docs/decisions.md).
     trace: process.env.CI ? 'off' : { mode: 'retain-on-failure', screenshots: false, snapshots: true },
     screenshot: 'only-on-failure',
+    // No half-faded toast for axe to measure, and no frames drawn for slides (web/src/index.css).
+    reducedMotion: 'reduce',
     launchOptions: {
       executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
       args: [
