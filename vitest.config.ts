@@ -12,6 +12,7 @@ const ENGINE_INDEPENDENT = [
   'src/http/logger.test.ts',
   'src/mail/templates.test.ts',
   'src/modules/auth/tokens.test.ts',
+  'src/modules/auth/session-cache.test.ts',
   'src/storage/storage.test.ts',
   'src/modules/analysis/analysis.openai.test.ts',
   'src/modules/dicom/accept.test.ts',

@@ -13,6 +13,7 @@ import { createAnalysisProvider } from './modules/analysis/providers/select.ts';
 import { createAuditRepository } from './modules/audit/audit.repository.ts';
 import { createAuditService } from './modules/audit/audit.service.ts';
 import { createAuthService } from './modules/auth/auth.service.ts';
+import { createSessionCache } from './modules/auth/session-cache.ts';
 import { createTokenSigner } from './modules/auth/tokens.ts';
 import { createDicomEngine } from './modules/dicom/dicom-engine.ts';
 import { createDicomPool } from './modules/dicom/dicom-pool.ts';
@@ -38,6 +39,9 @@ import { type UserDeletedHook, createUsersService } from './modules/users/users.
 import { type Realtime, createRealtime } from './realtime/realtime.ts';
 import { createEncryptedStore } from './storage/encrypted-store.ts';
 import { createStorage } from './storage/index.ts';
+
+/** How long a session read alive serves later requests without a database read (session-cache.ts). */
+export const SESSION_CACHE_MAX_AGE_MS = 5_000;
 
 /** Every part of the app, wired in one place so that tests can build it with real parts. */
 export async function createAppContext(config: Config, log: Logger) {
@@ -68,6 +72,16 @@ export async function createAppContext(config: Config, log: Logger) {
   later.settings = settings;
   const tokens = createTokenSigner(config.jwtSecret);
   const publicUrl = (config.publicUrl ?? `http://localhost:${config.port}`).replace(/\/$/, '');
+  // Used only while every revocation reaches this process: one process (the memory bus; several
+  // instances need REDIS_URL), or the Redis bus while it is connected (docs/security.md › Identity and sessions).
+  const sessionCache = createSessionCache({
+    maxAgeMs: SESSION_CACHE_MAX_AGE_MS,
+    maxEntries: 10_000,
+    hearsRevocations: () => {
+      const bus = later.realtime?.bus;
+      return !!bus && (bus.kind === 'memory' || !bus.degraded);
+    },
+  });
   const auth = createAuthService({
     db,
     hasher,
@@ -80,6 +94,7 @@ export async function createAppContext(config: Config, log: Logger) {
     publicUrl,
     // Live streams of a user end at once rather than at their next check.
     onSessionsRevoked: [(userId) => built('realtime').bus.publish({ type: 'sessions', userIds: [userId] })],
+    sessionCache,
   });
   // Modules that keep data about a user (images, shares) run inside the deleting transaction; tests may add hooks.
   const userEvents = {
@@ -105,6 +120,9 @@ export async function createAppContext(config: Config, log: Logger) {
 
   const realtime = await createRealtime({ db, redisUrl: config.redisUrl, log });
   later.realtime = realtime;
+  // Revocations here (synchronously) and on other instances drop the sessions they name.
+  realtime.bus.onEvent((event) => event.type === 'sessions' && sessionCache.forget(event.userIds));
+  realtime.bus.onResync(() => sessionCache.forget(null));
   const messageEncryption = await createFieldEncryption({ db, masterKey: config.masterKey, purpose: 'messages' });
   const messages = createMessagesService({
     db,
@@ -229,6 +247,8 @@ export async function createAppContext(config: Config, log: Logger) {
     hooks,
     userEvents,
     realtime,
+    /** Tests that change a session in the database behind the app's back forget it here too. */
+    sessionCache,
     dimse,
     async close() {
       // Associations first: the instances they are storing need the database and the store.

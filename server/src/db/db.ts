@@ -1,5 +1,5 @@
 import { PGlite } from '@electric-sql/pglite';
-import { type Dialect, type Driver, Kysely, PGliteDialect, PostgresDialect } from 'kysely';
+import { type Dialect, type Driver, Kysely, PGliteDialect, PostgresDialect, sql } from 'kysely';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import pg from 'pg';
 import type { Config } from '../config.ts';
@@ -16,6 +16,30 @@ export interface DatabaseHandle {
 const DATE_OID = 1082;
 const INT8_OID = 20;
 const NUMERIC_OID = 1700;
+
+/**
+ * Marks a hot query of fixed shape (`.modifyEnd(PREPARED)`, or at the end of a `sql` template): on
+ * PostgreSQL it runs as a named prepared statement, parsed and planned once per connection instead
+ * of on every call. Only marked queries: a list whose filters vary keeps PostgreSQL's plan for its
+ * own parameters (docs/decisions.md › Prepared statements and sessions from memory). PGlite
+ * ignores the mark (a comment).
+ */
+export const PREPARED = sql.raw('/* prepared */');
+const PREPARED_MARK = '/* prepared */';
+/** Distinct marked texts named at most (each is prepared once on every pooled connection). */
+const MAX_PREPARED = 256;
+
+/** pg's client.query, made to name a marked query: the first call on a connection prepares it. */
+function preparing(query: pg.PoolClient['query'], names: Map<string, string>): pg.PoolClient['query'] {
+  return ((text: unknown, values: unknown, callback: unknown) => {
+    if (typeof text === 'string' && Array.isArray(values) && text.endsWith(PREPARED_MARK)) {
+      let name = names.get(text);
+      if (!name && names.size < MAX_PREPARED) names.set(text, (name = `medshare_${names.size}`));
+      if (name) return query({ name, text, values });
+    }
+    return (query as (...args: unknown[]) => unknown)(text, values, callback);
+  }) as pg.PoolClient['query'];
+}
 
 /** Set while a `transaction.run` callback (transactor.ts) runs, in its async context. */
 const openTransaction = new AsyncLocalStorage<{ open: boolean }>();
@@ -144,7 +168,11 @@ export async function openDatabase(target: Config['database']): Promise<Database
   // pg-pool listens for errors only on idle clients: a checked-out client whose connection drops
   // (database restart, network cut) would emit an unhandled 'error' and kill the process. Its query
   // still fails (the request answers 503) and the pool discards the broken client on release.
-  pool.on('connect', (client) => client.on('error', () => {}));
+  const preparedNames = new Map<string, string>();
+  pool.on('connect', (client) => {
+    client.on('error', () => {});
+    client.query = preparing(client.query.bind(client), preparedNames);
+  });
   const db = new Kysely<Database>({ dialect: guarded(new PostgresDialect({ pool })) });
   return { db, kind: 'postgres', close: () => db.destroy() };
 }

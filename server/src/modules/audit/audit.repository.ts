@@ -1,6 +1,6 @@
 import { AUDIT_READ_ACTIONS, type AuditCategory } from '@medshare/contracts';
 import { type Expression, type RawBuilder, type SqlBool, sql } from 'kysely';
-import type { Db } from '../../db/db.ts';
+import { type Db, PREPARED } from '../../db/db.ts';
 import { type ChainFields, chainTail } from './audit-chain.ts';
 
 /** A bound of the date filter: a calendar date (in `timeZone`) or an exact instant. */
@@ -126,7 +126,8 @@ export function auditCtes(events: Omit<ChainFields, 'createdAt'>[], when?: RawBu
 /** Appends rows in chain order in one statement (the head's lock is held across it, so it is one round trip). */
 async function appendIn(db: Db, rows: Omit<ChainFields, 'createdAt'>[]): Promise<void> {
   const { ctes, applied } = auditCtes(rows);
-  await sql`WITH ${ctes} SELECT ${applied}`.execute(db);
+  // One text per batch size (1 to AUDIT_BATCH_MAX rows): prepared, as every read appends.
+  await sql`WITH ${ctes} SELECT ${applied} ${PREPARED}`.execute(db);
 }
 
 export function createAuditRepository(db: Db) {

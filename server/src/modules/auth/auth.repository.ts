@@ -1,6 +1,6 @@
 import type { RoleName } from '@medshare/contracts';
 import { sql } from 'kysely';
-import type { Db } from '../../db/db.ts';
+import { type Db, PREPARED } from '../../db/db.ts';
 import type { CodePurpose } from '../../db/schema.ts';
 
 export function createAuthRepository(db: Db) {
@@ -32,10 +32,11 @@ export function createAuthRepository(db: Db) {
         .select(['s.id', 's.user_id', 's.expires_at', 's.last_seen_at', 's.revoked_at'])
         .select(['u.id as live_user_id', 'u.active', 'u.approved_at', sql<RoleName | null>`r.name`.as('role')])
         .where('s.id', '=', id)
+        .modifyEnd(PREPARED)
         .executeTakeFirst(),
 
     touchSession: (id: string, at: Date) =>
-      db.updateTable('sessions').set({ last_seen_at: at }).where('id', '=', id).execute(),
+      db.updateTable('sessions').set({ last_seen_at: at }).where('id', '=', id).modifyEnd(PREPARED).execute(),
 
     revokeSession: (id: string, reason: string) =>
       db
@@ -153,3 +154,5 @@ export function createAuthRepository(db: Db) {
   };
 }
 export type AuthRepository = ReturnType<typeof createAuthRepository>;
+/** What `authenticate` reads of a session and its user. */
+export type SessionForAuth = NonNullable<Awaited<ReturnType<AuthRepository['getSessionForAuth']>>>;

@@ -35,8 +35,9 @@ import type { SettingsService } from '../settings/settings.service.ts';
 import type { AccountRow, UserAccounts } from '../users/accounts.ts';
 import type { Actor } from './actor.ts';
 import { type ThrottleLimits, createAuthThrottle } from './auth-throttle.ts';
-import { createAuthRepository } from './auth.repository.ts';
+import { type SessionForAuth, createAuthRepository } from './auth.repository.ts';
 import { checkPassword } from './password-policy.ts';
+import type { SessionCache } from './session-cache.ts';
 import type { TokenSigner } from './tokens.ts';
 
 export const MAX_CODE_ATTEMPTS = 5;
@@ -77,6 +78,21 @@ interface Deps {
   onSessionsRevoked?: Array<(userId: string) => void>;
   /** Sign-in throttles; the defaults are the figures of docs/security.md. */
   throttleLimits?: ThrottleLimits;
+  /** Sessions read alive a moment ago (session-cache.ts); without it every request reads its session. */
+  sessionCache?: SessionCache;
+}
+
+/** Alive by every rule `authenticate` applies: not revoked, ended or idle, of an active, approved user. */
+function usable(s: SessionForAuth, now: number, idleMs: number): boolean {
+  return (
+    !s.revoked_at &&
+    s.expires_at.getTime() > now &&
+    now - s.last_seen_at.getTime() <= idleMs &&
+    !!s.live_user_id &&
+    !!s.role &&
+    !!s.active &&
+    !isPendingProvider(s)
+  );
 }
 
 export function isPendingProvider(user: Pick<AccountRow, 'approved_at'>): boolean {
@@ -108,7 +124,7 @@ function profileOf(accounts: UserAccounts, body: RegisterBody) {
 }
 
 export function createAuthService(deps: Deps) {
-  const { db, hasher, mailer, audit, settings, tokens } = deps;
+  const { db, hasher, mailer, audit, settings, tokens, sessionCache } = deps;
   const sessionsRevoked = (userId: string) => deps.onSessionsRevoked?.forEach((hook) => hook(userId));
   const { accounts } = deps;
   const users = accounts.on(db);
@@ -546,13 +562,22 @@ export function createAuthService(deps: Deps) {
     /** Bearer token to actor: signature, session alive (not revoked, idle or past its end), user active. */
     async authenticate(token: string, ip: string | null): Promise<Actor> {
       const claims = await tokens.verify(token);
-      const session = await repo.getSessionForAuth(claims.sid);
+      const now = Date.now();
+      const { sessionIdleMinutes } = await settings.effective();
+      const idleMs = sessionIdleMinutes * 60_000;
+      // The cache may only say yes: a session it would refuse is read again before anything is refused.
+      let session = sessionCache?.get(claims.sid, now);
+      const fresh = !session || session.user_id !== claims.sub || !usable(session, now, idleMs);
+      if (fresh) {
+        const readAt = sessionCache?.epoch() ?? 0;
+        session = await repo.getSessionForAuth(claims.sid);
+        if (session && session.user_id === claims.sub && usable(session, now, idleMs))
+          sessionCache?.keep(session, readAt, Date.now());
+      }
       if (!session || session.user_id !== claims.sub || session.revoked_at)
         throw unauthenticated(AuthFailure.failed + ': session ended', 'session_revoked');
-      const now = Date.now();
       if (session.expires_at.getTime() <= now) throw unauthenticated(AuthFailure.expired, 'token_expired');
-      const { sessionIdleMinutes } = await settings.effective();
-      if (now - session.last_seen_at.getTime() > sessionIdleMinutes * 60_000) {
+      if (now - session.last_seen_at.getTime() > idleMs) {
         await repo.revokeSession(session.id, 'idle');
         throw unauthenticated(AuthFailure.expired + ': session idle', 'session_idle');
       }
@@ -561,7 +586,10 @@ export function createAuthService(deps: Deps) {
         await repo.revokeSession(session.id, 'user inactive');
         throw unauthenticated(AuthFailure.failed + ': account inactive', 'account_inactive');
       }
-      if (now - session.last_seen_at.getTime() > TOUCH_INTERVAL_MS) await repo.touchSession(session.id, new Date(now));
+      if (now - session.last_seen_at.getTime() > TOUCH_INTERVAL_MS) {
+        await repo.touchSession(session.id, new Date(now));
+        sessionCache?.touched(session.id, new Date(now));
+      }
       return {
         userId,
         sessionId: session.id,

@@ -14,7 +14,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** Only a UUID can name an image or a user: anything else is unknown without a query (and no 500 from the cast). */
 export const isUuid = (id: string) => UUID.test(id);
 
-type ShareLife = Pick<ShareRow, 'revoked_at' | 'expires_at' | 'verified_at' | 'locked_at'>;
+export type ShareLife = Pick<ShareRow, 'revoked_at' | 'expires_at' | 'verified_at' | 'locked_at'>;
 
 /** Sees and manages every image (administrators). */
 export const canSeeEverything = (actor: Pick<Actor, 'permissions'>) => actor.permissions.has('image:view_all');

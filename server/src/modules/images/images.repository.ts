@@ -1,11 +1,11 @@
 import { LIST_MAX_WINDOW, type RoleName } from '@medshare/contracts';
 import { type Insertable, type SqlBool, sql } from 'kysely';
-import type { Db } from '../../db/db.ts';
+import { type Db, PREPARED } from '../../db/db.ts';
 import { countUpTo } from '../../http/list-window.ts';
 import type { ImageRow, ImagesTable, ShareRow, ThumbnailStatus } from '../../db/schema.ts';
 import type { AuditCtes } from '../audit/audit.repository.ts';
 import type { ShareCtes } from '../sharing/patient-share.ts';
-import { shareNotEndedSql } from './access-policy.ts';
+import { type ShareLife, shareNotEndedSql } from './access-policy.ts';
 import { inStudySql } from './study-instance.ts';
 
 export interface UserBrief {
@@ -138,6 +138,39 @@ export function createImagesRepository(db: Db) {
     /** A live (not deleted) image with the names of its uploader and patient. */
     getLive: (id: string): Promise<ImageWithPeople | undefined> =>
       imagesWithPeople().where('images.id', '=', id).where('images.deleted_at', 'is', null).executeTakeFirst(),
+
+    /**
+     * A live image with its people, and the life of the viewer's share of it if there is one (at
+     * most one per pair), in one round trip: every content read asks this.
+     */
+    async getLiveForViewer(
+      id: string,
+      viewerId: string,
+    ): Promise<{ image: ImageWithPeople; share: ShareLife | undefined } | undefined> {
+      const row = await imagesWithPeople()
+        .leftJoin('shares as vs', (j) => j.onRef('vs.image_id', '=', 'images.id').on('vs.created_for', '=', viewerId))
+        .select([
+          'vs.id as viewer_share_id',
+          'vs.revoked_at as viewer_share_revoked_at',
+          'vs.expires_at as viewer_share_expires_at',
+          'vs.verified_at as viewer_share_verified_at',
+          'vs.locked_at as viewer_share_locked_at',
+        ])
+        .where('images.id', '=', id)
+        .where('images.deleted_at', 'is', null)
+        .modifyEnd(PREPARED)
+        .executeTakeFirst();
+      if (!row) return undefined;
+      const {
+        viewer_share_id: shareId,
+        viewer_share_revoked_at: revoked_at,
+        viewer_share_expires_at: expires_at,
+        viewer_share_verified_at: verified_at,
+        viewer_share_locked_at: locked_at,
+        ...image
+      } = row;
+      return { image, share: shareId === null ? undefined : { revoked_at, expires_at, verified_at, locked_at } };
+    },
 
     /** The share of an image to one user, if any (at most one per pair). */
     shareTo: (imageId: string, userId: string): Promise<ShareRow | undefined> =>

@@ -90,9 +90,9 @@ export function createImagesService(deps: Deps) {
 
   async function loadForAccess(actor: Actor, id: string): Promise<{ image: ImageWithPeople; access: Access } | null> {
     if (!isUuid(id)) return null;
-    const image = await repo.getLive(id);
-    if (!image) return null;
-    const share = image.uploader_id === actor.userId ? undefined : await repo.shareTo(image.id, actor.userId);
+    const found = await repo.getLiveForViewer(id, actor.userId);
+    if (!found) return null;
+    const { image, share } = found;
     const access = accessOf(actor, image, share);
     return access ? { image, access } : null;
   }
