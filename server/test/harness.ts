@@ -1,11 +1,12 @@
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import type { Writable } from 'node:stream';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildApp } from '../src/app.ts';
 import { type Config, loadConfig } from '../src/config.ts';
 import { createTestDatabase } from './database.ts';
+import { freshPgliteDir } from './pglite-template.ts';
 import { type TestSmtp, codeIn, startSmtp } from './smtp.ts';
 
 export const ADMIN = { email: 'admin@test.medshare', password: 'Admin-password-for-tests-1' };
@@ -43,6 +44,10 @@ export async function createTestApp(
   // Real argon2id, lighter memory so that hundreds of hashes fit in the suite's time.
   config.argon2 = { memoryCost: 4_096, timeCost: 1 };
   tweak(config);
+  // A test that names its own PGlite directory starts from the migrated template too (no initdb).
+  const own = config.database;
+  if (own.kind === 'pglite' && own.dir && !existsSync(own.dir))
+    await freshPgliteDir(own.dir);
   const app = await buildApp(config, logStream ? { logStream } : {});
   await app.ready();
   return {
