@@ -46,8 +46,7 @@ export async function createTestApp(
   tweak(config);
   // A test that names its own PGlite directory starts from the migrated template too (no initdb).
   const own = config.database;
-  if (own.kind === 'pglite' && own.dir && !existsSync(own.dir))
-    await freshPgliteDir(own.dir);
+  if (own.kind === 'pglite' && own.dir && !existsSync(own.dir)) await freshPgliteDir(own.dir);
   const app = await buildApp(config, logStream ? { logStream } : {});
   await app.ready();
   return {
