@@ -6,7 +6,7 @@ import { E2E, E2E_WORKERS, serverOf } from './support/env.ts';
  * Debian's headless shell (package chromium-headless-shell: the same Blink as `chromium`, without the
  * browser around it) when installed: the same two spec files took 83 s of its CPU against 135 s of
  * the full browser's in headless mode (docs/decisions.md › The e2e browser). It has no PDF viewer,
- * so the spec about a PDF shown inline runs in the full browser. CHROMIUM_PATH overrides both.
+ * so the test file about a PDF shown inline runs in the full browser. CHROMIUM_PATH overrides both.
  */
 const fullBrowser = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const shell =
