@@ -41,7 +41,7 @@ import { createEncryptedStore } from './storage/encrypted-store.ts';
 import { createStorage } from './storage/index.ts';
 
 /** How long a session read alive serves later requests without a database read (session-cache.ts). */
-export const SESSION_CACHE_MAX_AGE_MS = 5_000;
+const SESSION_CACHE_MAX_AGE_MS = 5_000;
 
 /** Every part of the app, wired in one place so that tests can build it with real parts. */
 export async function createAppContext(config: Config, log: Logger) {

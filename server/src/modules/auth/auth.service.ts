@@ -565,14 +565,14 @@ export function createAuthService(deps: Deps) {
       const now = Date.now();
       const { sessionIdleMinutes } = await settings.effective();
       const idleMs = sessionIdleMinutes * 60_000;
+      const alive = (s: SessionForAuth | null | undefined): s is SessionForAuth =>
+        !!s && s.user_id === claims.sub && usable(s, now, idleMs);
       // The cache may only say yes: a session it would refuse is read again before anything is refused.
       let session = sessionCache?.get(claims.sid, now);
-      const fresh = !session || session.user_id !== claims.sub || !usable(session, now, idleMs);
-      if (fresh) {
+      if (!alive(session)) {
         const readAt = sessionCache?.epoch() ?? 0;
         session = await repo.getSessionForAuth(claims.sid);
-        if (session && session.user_id === claims.sub && usable(session, now, idleMs))
-          sessionCache?.keep(session, readAt, Date.now());
+        if (alive(session)) sessionCache?.keep(session, readAt, Date.now());
       }
       if (!session || session.user_id !== claims.sub || session.revoked_at)
         throw unauthenticated(AuthFailure.failed + ': session ended', 'session_revoked');
@@ -587,8 +587,9 @@ export function createAuthService(deps: Deps) {
         throw unauthenticated(AuthFailure.failed + ': account inactive', 'account_inactive');
       }
       if (now - session.last_seen_at.getTime() > TOUCH_INTERVAL_MS) {
-        await repo.touchSession(session.id, new Date(now));
-        sessionCache?.touched(session.id, new Date(now));
+        const touchedAt = new Date(now);
+        await repo.touchSession(session.id, touchedAt);
+        sessionCache?.touched(session.id, touchedAt);
       }
       return {
         userId,
