@@ -70,7 +70,7 @@ export default tseslint.config(
     plugins: { 'import-x': importX },
     rules: {
       'import-x/no-restricted-paths': ['error', { zones }],
-      'import-x/no-cycle': ['error', { maxDepth: 4 }],
+      'import-x/no-cycle': ['error', { maxDepth: 4, ignoreExternal: true }],
       '@typescript-eslint/no-unused-vars': [
         'error',
         { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' },
@@ -78,7 +78,10 @@ export default tseslint.config(
       '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports' }],
       'no-console': ['error', { allow: ['warn', 'error'] }],
     },
-    settings: { 'import-x/resolver': { node: { extensions: ['.ts', '.tsx', '.js'] } } },
+    settings: {
+      'import-x/resolver': { node: { extensions: ['.ts', '.tsx', '.js'] } },
+      'import-x/parsers': { '@typescript-eslint/parser': ['.ts', '.tsx'] },
+    },
   },
   {
     files: ['web/src/**/*.{ts,tsx}'],

@@ -1,17 +1,10 @@
-import { AxeBuilder } from '@axe-core/playwright';
 import { type Locator, type Page, expect, test } from '@playwright/test';
 import { approveViaApi, registerViaApi, uniqueUser } from '../support/api.ts';
 import { E2E } from '../support/env.ts';
 import { signInWithSession, screenshot } from '../support/ui.ts';
+import { expectAccessible } from '../support/accessibility.ts';
 
 const UNDELETABLE = 'This setting drives the application and cannot be deleted';
-
-/** axe-core: no serious or critical violation on the page as it stands. */
-async function expectAccessible(page: Page) {
-  const result = await new AxeBuilder({ page }).analyze();
-  const bad = result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-  expect(bad.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)).toEqual([]);
-}
 
 async function loginAdmin(page: Page) {
   await signInWithSession(page, E2E.admin.email, E2E.admin.password);

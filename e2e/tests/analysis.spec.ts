@@ -1,9 +1,9 @@
-import { AxeBuilder } from '@axe-core/playwright';
 import { expect, test } from '@playwright/test';
 import { readFileSync } from 'node:fs';
 import { approveViaApi, registerViaApi, signInViaApi, uniqueUser } from '../support/api.ts';
 import { E2E } from '../support/env.ts';
 import { signInWithSession, screenshot } from '../support/ui.ts';
+import { expectAccessible } from '../support/accessibility.ts';
 
 const PHOTO = new URL('../../server/test/fixtures/other/photo_hopper_portrait.jpg', import.meta.url);
 
@@ -50,9 +50,7 @@ for (const width of [1280, 390]) {
       await expect(page.getByText(/Analysis generated at/)).toBeVisible();
       await screenshot(page, 'ai-analysis');
 
-      const axe = await new AxeBuilder({ page }).analyze();
-      const bad = axe.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-      expect(bad.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)).toEqual([]);
+      await expectAccessible(page);
 
       await page.getByRole('button', { name: 'Re-run' }).click();
       const history = page.getByRole('region', { name: 'Earlier results' });

@@ -1,9 +1,9 @@
-import { AxeBuilder } from '@axe-core/playwright';
 import { type Page, expect, test } from '@playwright/test';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { approveViaApi, registerViaApi, signInViaApi, uniqueUser } from '../support/api.ts';
 import { E2E } from '../support/env.ts';
 import { signInWithSession } from '../support/ui.ts';
+import { expectAccessible } from '../support/accessibility.ts';
 
 const FIXTURES = new URL('../../server/test/fixtures/dicom/', import.meta.url);
 
@@ -224,9 +224,7 @@ test('CT: lung preset, drag window/level, invert, zoom, reset; screenshots at 12
   await page.getByRole('button', { name: 'Close' }).click();
   await page.setViewportSize({ width: 1280, height: 900 });
 
-  const axe = await new AxeBuilder({ page }).analyze();
-  const bad = axe.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-  expect(bad.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)).toEqual([]);
+  await expectAccessible(page);
 });
 
 /** The overlay's "W 1500 / L -600" as numbers. */

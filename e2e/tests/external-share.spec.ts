@@ -1,4 +1,3 @@
-import { AxeBuilder } from '@axe-core/playwright';
 import { type Browser, type Page, expect, test } from '@playwright/test';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -7,6 +6,7 @@ import { approveViaApi, registerViaApi, signInViaApi, uniqueUser } from '../supp
 import { generateStudy } from '../support/dicom-study.ts';
 import { E2E } from '../support/env.ts';
 import { enterCode, screenshot, signInWithSession } from '../support/ui.ts';
+import { expectAccessible } from '../support/accessibility.ts';
 
 // Issue 18: share with someone who has no account — a mailed link and a code passed on by phone.
 const PHOTO = fileURLToPath(new URL('../../server/test/fixtures/other/photo_hopper_portrait.jpg', import.meta.url));
@@ -56,13 +56,6 @@ async function uploadDicom(token: string, file: { name: string; data: Buffer }, 
     body: form,
   });
   if (res.status !== 201) throw new Error(`upload ${file.name}: ${res.status} ${await res.text()}`);
-}
-
-/** axe-core: no serious or critical violation on the page as it stands (as in images.spec.ts). */
-async function expectAccessible(page: Page) {
-  const result = await new AxeBuilder({ page }).analyze();
-  const bad = result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-  expect(bad.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)).toEqual([]);
 }
 
 /** The code shown once in the Link sent dialog, which is then closed. */

@@ -1,18 +1,11 @@
-import { AxeBuilder } from '@axe-core/playwright';
 import { type Browser, type Page, expect, test } from '@playwright/test';
 import { fileURLToPath } from 'node:url';
 import { approveViaApi, registerViaApi, uniqueUser } from '../support/api.ts';
 import { mailCount, waitForShareMail } from '../support/mail.ts';
 import { signInWithSession, screenshot } from '../support/ui.ts';
+import { expectAccessible } from '../support/accessibility.ts';
 
 const PHOTO = fileURLToPath(new URL('../../server/test/fixtures/other/photo_hopper_portrait.jpg', import.meta.url));
-
-/** axe-core: no serious or critical violation on the page as it stands. */
-async function expectAccessible(page: Page) {
-  const result = await new AxeBuilder({ page }).analyze();
-  const bad = result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-  expect(bad.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)).toEqual([]);
-}
 
 async function signedInPage(browser: Browser, email: string, password: string, width = 1280): Promise<Page> {
   const context = await browser.newContext({ viewport: { width, height: width > 800 ? 900 : 844 } });

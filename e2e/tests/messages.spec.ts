@@ -1,15 +1,8 @@
-import { AxeBuilder } from '@axe-core/playwright';
-import { type Browser, type Page, expect, test } from '@playwright/test';
+import { type Browser, expect, test } from '@playwright/test';
 import { approveViaApi, registerViaApi, signInViaApi, uniqueUser } from '../support/api.ts';
 import { E2E } from '../support/env.ts';
 import { signInWithSession, screenshot } from '../support/ui.ts';
-
-/** axe-core: no serious or critical violation on the page as it stands. */
-async function expectAccessible(page: Page) {
-  const result = await new AxeBuilder({ page }).analyze();
-  const bad = result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-  expect(bad.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)).toEqual([]);
-}
+import { expectAccessible } from '../support/accessibility.ts';
 
 async function seedProvider() {
   const u = uniqueUser('healthProvider');

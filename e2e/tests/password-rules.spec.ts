@@ -1,9 +1,9 @@
-import { AxeBuilder } from '@axe-core/playwright';
 import { type Page, expect, test } from '@playwright/test';
 import { registerViaApi, uniqueUser } from '../support/api.ts';
 import { E2E } from '../support/env.ts';
 import { mailCount, waitForCode, waitForResetToken } from '../support/mail.ts';
 import { enterCode, screenshot } from '../support/ui.ts';
+import { expectAccessible } from '../support/accessibility.ts';
 
 /**
  * Issue 17, item 10: the password rules of `docs/product.md` › Validation rules show while typing, from the
@@ -18,12 +18,6 @@ const rules = (page: Page) => page.getByRole('list', { name: 'Rules for your new
 const rule = (page: Page, name: 'length' | 'common' | 'identity' | 'repeated') =>
   rules(page).locator(`[data-rule="${name}"]`);
 const strength = (page: Page) => page.getByTestId('password-strength');
-
-async function expectAccessible(page: Page) {
-  const result = await new AxeBuilder({ page }).analyze();
-  const bad = result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-  expect(bad.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)).toEqual([]);
-}
 
 /** The checklist's hidden state words once made these pages scroll sideways. */
 async function expectNoSidewaysScroll(page: Page) {

@@ -1,15 +1,8 @@
-import { AxeBuilder } from '@axe-core/playwright';
 import { type Locator, type Page, expect, test } from '@playwright/test';
 import { approveViaApi, registerViaApi, uniqueUser } from '../support/api.ts';
 import { E2E } from '../support/env.ts';
 import { signInWithSession, screenshot } from '../support/ui.ts';
-
-/** axe-core: no serious or critical violation on the page as it stands. */
-async function expectAccessible(page: Page) {
-  const result = await new AxeBuilder({ page }).analyze();
-  const bad = result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-  expect(bad.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)).toEqual([]);
-}
+import { expectAccessible } from '../support/accessibility.ts';
 
 /** Closes the toasts still on screen, so they neither cover the page nor join its axe check. */
 async function dismissToasts(page: Page) {

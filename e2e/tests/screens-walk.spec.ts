@@ -1,10 +1,10 @@
-import { AxeBuilder } from '@axe-core/playwright';
 import { type Page, expect, test } from '@playwright/test';
 import { readFileSync } from 'node:fs';
 import { approveViaApi, registerViaApi, signInViaApi, uniqueUser } from '../support/api.ts';
 import { E2E } from '../support/env.ts';
 import { mailCount, waitForCode } from '../support/mail.ts';
 import { signInWithSession, screenshot } from '../support/ui.ts';
+import { expectAccessible } from '../support/accessibility.ts';
 
 /**
  * Issue 17, "the screens as people use them": what a walk through every screen as patient,
@@ -14,13 +14,6 @@ const viewports = [
   { width: 1280, height: 800 },
   { width: 390, height: 844 },
 ];
-
-/** axe-core: no serious or critical violation on the page as it stands. */
-async function expectAccessible(page: Page) {
-  const result = await new AxeBuilder({ page }).analyze();
-  const bad = result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-  expect(bad.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)).toEqual([]);
-}
 
 async function dismissToasts(page: Page) {
   const close = page.locator('.Toastify__close-button');

@@ -1,16 +1,9 @@
-import { AxeBuilder } from '@axe-core/playwright';
-import { type Page, expect, test } from '@playwright/test';
+import { expect, test } from '@playwright/test';
 import { registerViaApi, uniqueUser } from '../support/api.ts';
 import { loginThroughUi, screenshot } from '../support/ui.ts';
+import { expectAccessible } from '../support/accessibility.ts';
 
 const widths = [1280, 390];
-
-/** axe-core: no serious or critical violation on the page as it stands. */
-async function expectAccessible(page: Page) {
-  const result = await new AxeBuilder({ page }).analyze();
-  const bad = result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-  expect(bad.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)).toEqual([]);
-}
 
 for (const width of widths) {
   test.describe(`public screens at ${width} px`, () => {

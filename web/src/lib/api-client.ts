@@ -2,10 +2,23 @@ import type { FieldError, Pagination } from '@medshare/contracts';
 import { SESSION_ENDED_KEY } from '../config/constants';
 import { isFieldErrorCode } from './field-error-codes.ts';
 import { currentPath, hardNavigate } from './navigation.ts';
-import { clearSession } from './session.ts';
-import { persistor, store } from './store.ts';
 
 export const API_BASE = '/api';
+
+/**
+ * The session this client sends and ends: the app's store, which binds itself here when it is built
+ * (store.ts). The store's thunks call this client, so the client does not import the store.
+ */
+export interface SessionBinding {
+  token(): string | null;
+  /** Clears the session and writes the cleared state to storage. */
+  end(): Promise<void>;
+}
+let session: SessionBinding = { token: () => null, end: async () => undefined };
+
+export function bindSession(binding: SessionBinding): void {
+  session = binding;
+}
 
 /** What any failed call throws. `message` is the server's text, or '' when it gave none. */
 export class ApiError extends Error {
@@ -78,9 +91,8 @@ export function toFieldErrors(raw: unknown): FieldError[] {
 }
 
 async function endSession(): Promise<void> {
-  store.dispatch(clearSession());
-  // Write the cleared state before leaving, or the reload would rehydrate the old token.
-  await persistor.flush();
+  // The cleared state is written before leaving, or the reload would rehydrate the old token.
+  await session.end();
   try {
     window.sessionStorage.setItem(SESSION_ENDED_KEY, '1');
   } catch {
@@ -92,7 +104,7 @@ async function endSession(): Promise<void> {
 export async function apiRequest<T>(path: string, options: RequestOptions = {}): Promise<ApiResult<T>> {
   const { method = 'GET', body, query, auth = true, handleSessionExpiry = true, signal } = options;
   const headers = new Headers({ Accept: 'application/json' });
-  const token = auth ? store.getState().session.token : null;
+  const token = auth ? session.token() : null;
   if (token) headers.set('Authorization', `Bearer ${token}`);
 
   let payload: BodyInit | undefined;
@@ -169,7 +181,7 @@ export async function endSessionIfExpired(status: number, message: string, hadTo
 
 /** The bearer header of the stored session, for calls made outside apiRequest. */
 export function currentToken(): string | null {
-  return store.getState().session.token;
+  return session.token();
 }
 
 /**

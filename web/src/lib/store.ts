@@ -11,9 +11,9 @@ import {
   persistStore,
   type Storage,
 } from 'redux-persist';
-import { ApiError, apiRequest } from './api-client.ts';
+import { ApiError, apiRequest, bindSession } from './api-client.ts';
 import { type ApiClient, apiSlice } from './api-slice.ts';
-import { sessionSlice } from './session.ts';
+import { clearSession, sessionSlice } from './session.ts';
 
 /**
  * redux-persist's own localStorage adapter is a CommonJS deep import; this one is four lines and
@@ -61,16 +61,8 @@ function isSerializable(value: unknown): boolean {
   return isPlain(value) || value instanceof ApiError;
 }
 
-/**
- * What the api slice's base query calls. A getter: when the client is the first module to load,
- * this store is built before the client's class exists (functions like apiRequest already do).
- */
-const apiClient: ApiClient = {
-  request: apiRequest,
-  get ApiError() {
-    return ApiError;
-  },
-};
+/** What the api slice's base query calls. */
+const apiClient: ApiClient = { request: apiRequest, ApiError };
 
 export function createStore(preloadedState?: Partial<RootState>) {
   return configureStore({
@@ -94,6 +86,13 @@ export type AppDispatch = AppStore['dispatch'];
 
 export const store = createStore();
 export const persistor = persistStore(store);
+bindSession({
+  token: () => store.getState().session.token,
+  async end() {
+    store.dispatch(clearSession());
+    await persistor.flush();
+  },
+});
 
 export const useAppDispatch = useDispatch.withTypes<AppDispatch>();
 export const useAppSelector = useSelector.withTypes<RootState>();

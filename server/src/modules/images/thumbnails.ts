@@ -8,6 +8,28 @@ import type { ImagesRepository } from './images.repository.ts';
 export const THUMBNAIL_MAX_PX = 320;
 export const THUMBNAIL_TYPE = 'image/webp';
 
+/** A photo's bytes, or a DICOM frame as the worker rendered it (RGBA). */
+type ThumbnailSource = ArrayBuffer | { width: number; height: number; pixels: Uint8Array };
+
+/** The thumbnail of a photo or a rendered DICOM frame: at most THUMBNAIL_MAX_PX a side, WebP. */
+export function encodeThumbnail(source: ThumbnailSource): Promise<Buffer> {
+  const pipeline: Sharp =
+    source instanceof ArrayBuffer
+      ? sharp(Buffer.from(source), { limitInputPixels: 100_000_000, failOn: 'error' }).rotate()
+      : sharp(Buffer.from(source.pixels.buffer, source.pixels.byteOffset, source.pixels.byteLength), {
+          raw: { width: source.width, height: source.height, channels: 4 },
+          limitInputPixels: MAX_FRAME_PIXELS,
+        });
+  return (
+    pipeline
+      .resize(THUMBNAIL_MAX_PX, THUMBNAIL_MAX_PX, { fit: 'inside', withoutEnlargement: true })
+      // Effort 2 of 6 (sharp's default is 4): a third less CPU per thumbnail for files 4–8 % larger
+      // (bench/thumbnails.ts; bench/RESULTS.md › Thumbnails: where the CPU goes).
+      .webp({ quality: 78, effort: 2 })
+      .toBuffer()
+  );
+}
+
 /** Keys of derived objects: the image's key plus a suffix, so one prefix holds an image's blobs. */
 export const thumbnailKey = (storageKey: string) => `${storageKey}-thumb`;
 
@@ -61,21 +83,13 @@ export function createThumbnailer({
           { wrappedKey: image.wrapped_key, keyId: image.key_id },
           { sha256: image.sha256, size: image.size_bytes },
         );
-      let pipeline: Sharp;
+      let output: Buffer;
       if (image.content_type === 'application/dicom') {
         if (!renderDicom) throw new Error('no DICOM renderer');
-        const frame = await renderDicom(read, image.uploader_id);
-        pipeline = sharp(Buffer.from(frame.pixels.buffer, frame.pixels.byteOffset, frame.pixels.byteLength), {
-          raw: { width: frame.width, height: frame.height, channels: 4 },
-          limitInputPixels: MAX_FRAME_PIXELS,
-        });
+        output = await encodeThumbnail(await renderDicom(read, image.uploader_id));
       } else {
-        pipeline = sharp(Buffer.from(await read()), { limitInputPixels: 100_000_000, failOn: 'error' }).rotate();
+        output = await encodeThumbnail(await read());
       }
-      const output = await pipeline
-        .resize(THUMBNAIL_MAX_PX, THUMBNAIL_MAX_PX, { fit: 'inside', withoutEnlargement: true })
-        .webp({ quality: 78 })
-        .toBuffer();
       const key = thumbnailKey(image.storage_key);
       const stored = await store.putBuffer(key, output);
       const recorded = await repo.setThumbnail(id, {
