@@ -296,7 +296,10 @@ describe('DICOM pool fairness', () => {
 
   it('refuses (429) a user’s job past their queue limit instead of growing the queue', async () => {
     const pool = createDicomPool({ log: pino({ level: 'silent' }), size: 2, maxQueuedPerOwner: 3 });
-    const slow = () => Promise.resolve(new Uint8Array(big).buffer);
+    // The queue is counted when a job is asked for, before its bytes are read: a small file shows
+    // the refusal as well as the large one, without five parses of it.
+    const small = fixture('dicom/ct_explicit_le_16bit_signed_small.dcm').data;
+    const slow = () => Promise.resolve(new Uint8Array(small).buffer);
     try {
       const jobs = Array.from({ length: 5 }, () =>
         pool.run({ op: 'json', bytes: slow, owner: 'user-a', timeoutMs: 60_000 }).then(

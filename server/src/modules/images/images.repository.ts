@@ -68,6 +68,7 @@ export function createImagesRepository(db: Db) {
         ])
         .where('users.id', '=', id)
         .where('users.deleted_at', 'is', null)
+        .modifyEnd(PREPARED)
         .executeTakeFirst();
       return (
         row && {
@@ -108,7 +109,7 @@ export function createImagesRepository(db: Db) {
           ${share?.applied ?? sql<boolean>`true`} AS shared
         FROM inserted
         JOIN users up ON up.id = inserted.uploader_id
-        LEFT JOIN users pt ON pt.id = inserted.patient_id`.execute(db);
+        LEFT JOIN users pt ON pt.id = inserted.patient_id ${PREPARED}`.execute(db);
       const { audited: _, shared: __, ...row } = rows[0]!;
       return row;
     },
@@ -133,6 +134,7 @@ export function createImagesRepository(db: Db) {
         .where('images.deidentified', '=', false)
         .orderBy('images.created_at')
         .limit(1)
+        .modifyEnd(PREPARED)
         .executeTakeFirst(),
 
     /** A live (not deleted) image with the names of its uploader and patient. */

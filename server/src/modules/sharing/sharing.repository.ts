@@ -1,7 +1,7 @@
 import type { RoleName } from '@medshare/contracts';
 import { type RawBuilder, sql } from 'kysely';
 import { randomUUID } from 'node:crypto';
-import type { Db } from '../../db/db.ts';
+import { type Db, PREPARED } from '../../db/db.ts';
 import type { ShareGroupRow, ShareRow } from '../../db/schema.ts';
 import type { AuditCtes } from '../audit/audit.repository.ts';
 import { instanceCopyKeySql } from '../images/study-instance.ts';
@@ -433,6 +433,7 @@ export function createSharingRepository(db: Db) {
         .where((eb) => eb.or([eb('locked_at', 'is', null), eb('verified_at', 'is not', null)]))
         .orderBy('created_at', 'desc')
         .limit(1)
+        .modifyEnd(PREPARED)
         .executeTakeFirst(),
 
     /** A deleted account's study shares end with its image shares. */
