@@ -12,17 +12,16 @@
  * (byte-patched in place, same length, so no lengths change; deflated data sets are re-deflated).
  * Ports: MedShare 8310, Orthanc HTTP 8311. Not part of npm test.
  */
-import { readdirSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import {
   ADMIN,
-  DICOM_FIXTURES,
   type Phase,
   SKIPPED,
   agent,
   dicomTemplate,
   fmt,
   freshCopy,
+  imageFixtureNames,
   jsonOf,
   machine,
   median,
@@ -66,12 +65,8 @@ const WARMUP = Number(args.warmup);
 
 // ---------------------------------------------------------------- the ingest set
 
-/** Non-images (DICOMDIR, ECG, SR) and the two malformed files are left out: "valid images only". */
-const EXCLUDED = /^(dicomdir_|ecg_|sr_|malformed_)/;
-const templates = readdirSync(DICOM_FIXTURES)
-  .filter((n) => n.endsWith('.dcm') && !EXCLUDED.test(n))
-  .sort()
-  .map(dicomTemplate);
+/** "Valid images only" (support.ts imageFixtureNames). */
+const templates = imageFixtureNames().map(dicomTemplate);
 
 function ingestSet(size = INSTANCES): Array<{ name: string; data: Buffer }> {
   return Array.from({ length: size }, (_, i) => {

@@ -11,17 +11,16 @@
  * worker hop, the encrypted write and the row update to these stages.
  */
 import dcmjs from 'dcmjs';
-import { readFileSync, readdirSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { inspect, parseDicom } from '../server/src/modules/dicom/dicom-core.ts';
 import { initCodecs, renderFirstFrame } from '../server/src/modules/dicom/render.ts';
 import { encodeThumbnail } from '../server/src/modules/images/thumbnails.ts';
-import { DICOM_FIXTURES, fmt, machine, median } from './support.ts';
+import { DICOM_FIXTURES, fmt, imageFixtureNames, machine, median } from './support.ts';
 
 const { values: args } = parseArgs({ options: { rounds: { type: 'string', default: '30' } } });
 const ROUNDS = Number(args.rounds);
-const EXCLUDED = /^(dicomdir_|ecg_|sr_|malformed_)/;
 
 const cpuNow = () => {
   const u = process.cpuUsage();
@@ -47,9 +46,7 @@ dcmjs.log.setLevel('silent');
 const print = console.log.bind(console);
 console.log = console.warn = () => undefined;
 await initCodecs();
-const names = readdirSync(DICOM_FIXTURES)
-  .filter((n) => n.endsWith('.dcm') && !EXCLUDED.test(n))
-  .sort();
+const names = imageFixtureNames();
 print(`${machine()}\n${names.length} fixtures, ${ROUNDS} rounds each (medians, CPU ms of every thread)\n`);
 print('| fixture | parse + check | render | resize + WebP | total | WebP bytes |');
 print('|---|---:|---:|---:|---:|---:|');

@@ -299,16 +299,16 @@ describe('DICOM pool fairness', () => {
     // The queue is counted when a job is asked for, before its bytes are read: a small file shows
     // the refusal as well as the large one, without five parses of it.
     const small = fixture('dicom/ct_explicit_le_16bit_signed_small.dcm').data;
-    const slow = () => Promise.resolve(new Uint8Array(small).buffer);
+    const load = () => Promise.resolve(new Uint8Array(small).buffer);
     try {
       const jobs = Array.from({ length: 5 }, () =>
-        pool.run({ op: 'json', bytes: slow, owner: 'user-a', timeoutMs: 60_000 }).then(
+        pool.run({ op: 'json', bytes: load, owner: 'user-a', timeoutMs: 60_000 }).then(
           () => 'done',
           (err: unknown) => (err instanceof DicomBusy ? 'busy' : 'failed'),
         ),
       );
       // Two run at once, three wait: the sixth is refused.
-      const sixth = await pool.run({ op: 'json', bytes: slow, owner: 'user-a', timeoutMs: 60_000 }).then(
+      const sixth = await pool.run({ op: 'json', bytes: load, owner: 'user-a', timeoutMs: 60_000 }).then(
         () => 'done',
         (err: unknown) => (err instanceof DicomBusy ? 'busy' : 'failed'),
       );

@@ -83,13 +83,12 @@ export function createThumbnailer({
           { wrappedKey: image.wrapped_key, keyId: image.key_id },
           { sha256: image.sha256, size: image.size_bytes },
         );
-      let output: Buffer;
+      let source: ThumbnailSource;
       if (image.content_type === 'application/dicom') {
         if (!renderDicom) throw new Error('no DICOM renderer');
-        output = await encodeThumbnail(await renderDicom(read, image.uploader_id));
-      } else {
-        output = await encodeThumbnail(await read());
-      }
+        source = await renderDicom(read, image.uploader_id);
+      } else source = await read();
+      const output = await encodeThumbnail(source);
       const key = thumbnailKey(image.storage_key);
       const stored = await store.putBuffer(key, output);
       const recorded = await repo.setThumbnail(id, {
