@@ -1,21 +1,47 @@
+import { globSync, readFileSync } from 'node:fs';
 import { defineConfig, mergeConfig } from 'vitest/config';
 import viteConfig from './vite.config.ts';
+
+const TEST_FILES = 'src/**/*.test.{ts,tsx}';
+
+/**
+ * Files that fake timers run each in their own module graph. The app's one store (src/lib/store.ts)
+ * batches notifications with a timer; a fake timer uninstalled before it fired leaves the store
+ * never notifying again, and with a shared graph every later file would inherit that store.
+ */
+const fakeTimerFiles = globSync(TEST_FILES, { cwd: import.meta.dirname }).filter((file) =>
+  readFileSync(new URL(file, import.meta.url), 'utf8').includes('useFakeTimers'),
+);
 
 export default mergeConfig(
   viteConfig,
   defineConfig({
     test: {
-      name: 'web',
       environment: 'jsdom',
-      // Worker threads, not forked processes: each file still gets a fresh module graph and jsdom,
-      // at half the CPU (121 s against 218 s wall for the 63 files on the 2-core CI machine).
+      // Worker threads, not forked processes: half the CPU (121 s against 218 s wall for the 63 files
+      // on the 2-core CI machine).
       pool: 'threads',
-      include: ['src/**/*.test.{ts,tsx}'],
       setupFiles: ['./src/testing/setup-tests.ts'],
       restoreMocks: true,
       // Typing through whole forms in jsdom takes ~1 s; CI machines under load can need far more.
       testTimeout: 15_000,
       unstubGlobals: true,
+      projects: [
+        {
+          extends: true,
+          test: {
+            name: 'web',
+            include: [TEST_FILES],
+            exclude: fakeTimerFiles,
+            // A worker runs its files one after another in one module graph and one jsdom instead of
+            // importing React, MUI and the app again for each (166 → 46–61 s of CPU): no web test mocks
+            // a module, and src/testing/setup-tests.ts empties the store, the MSW server's answers and
+            // storage after every test.
+            isolate: false,
+          },
+        },
+        { extends: true, test: { name: 'web-fake-timers', include: fakeTimerFiles } },
+      ],
     },
   }),
 );

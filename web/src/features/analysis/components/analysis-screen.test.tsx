@@ -91,7 +91,8 @@ describe('AI analysis screen', () => {
         formatAnalysisTime(shown.timestamp, { displayLocale: 'en-GB', displayTimeZone: 'Europe/London' }),
       ),
     );
-    expect(screen.getByRole('heading', { name: 'Earlier results' })).toBeInTheDocument();
+    // The history is its own request: it may answer after the result and the settings.
+    expect(await screen.findByRole('heading', { name: 'Earlier results' })).toBeInTheDocument();
   });
 
   it('shows a local report with no diagnosis and the no-model warning', async () => {

@@ -86,13 +86,14 @@ describe('AuditLogsPage', () => {
     expect(options.map((o) => o.textContent)).toEqual(['5', '10', '20']);
     await user.click(options[2]!);
     await screen.findByText('1–20 of 23');
-    expect(bodyRows()).toHaveLength(20);
+    // The pager's label follows the choice at once; the rows follow the server's answer.
+    await waitFor(() => expect(bodyRows()).toHaveLength(20));
     expect(logQueries(requests).at(-1)!.get('limit')).toBe('20');
 
     await user.click(screen.getByRole('button', { name: 'Go to next page' }));
     await screen.findByText('21–23 of 23');
     expect(logQueries(requests).at(-1)!.get('page')).toBe('2');
-    expect(bodyRows()).toHaveLength(3);
+    await waitFor(() => expect(bodyRows()).toHaveLength(3));
   });
 
   it('searches by user after typing stops, and filters by action and dates, from page 1', async () => {
