@@ -27,6 +27,7 @@ const ENGINE_INDEPENDENT = [
   'src/modules/dicom/render-dcmtk.test.ts',
   'src/modules/dicom/stow-bounds.test.ts',
   'src/modules/dicom/stow.orthanc.test.ts',
+  'src/modules/dicom/thumbnail-frame.test.ts',
   'src/modules/images/photo-bounds.test.ts',
   'test/fuzz.test.ts',
   'test/headers.test.ts',

@@ -1,9 +1,10 @@
 /**
  * Where a DICOM thumbnail's CPU goes, stage by stage, on the image fixtures that bench:orthanc
  * ingests (server/test/fixtures/dicom without DICOMDIR, ECG, SR and the malformed files):
- * the DICOM worker's parse and check, its render of the first frame (dcmjs-imaging), and the
- * thumbnailer's resize and WebP encode (sharp). In one process, with the same functions the worker
- * and `images/thumbnails.ts` call; the CPU is this process's (every thread: libvips runs its own).
+ * the DICOM worker's parse and check, its first frame made small for the thumbnail
+ * (thumbnail-frame.ts; the full dcmjs-imaging render where it answers null), and the
+ * thumbnailer's WebP encode (sharp). In one process, with the same functions the worker and
+ * `images/thumbnails.ts` call; the CPU is this process's (every thread: libvips runs its own).
  *
  *   node bench/thumbnails.ts [--rounds 30]
  *
@@ -16,7 +17,8 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { inspect, parseDicom } from '../server/src/modules/dicom/dicom-core.ts';
 import { initCodecs, renderFirstFrame } from '../server/src/modules/dicom/render.ts';
-import { encodeThumbnail } from '../server/src/modules/images/thumbnails.ts';
+import { thumbnailFrame } from '../server/src/modules/dicom/thumbnail-frame.ts';
+import { THUMBNAIL_MAX_PX, encodeThumbnail } from '../server/src/modules/images/thumbnails.ts';
 import { DICOM_FIXTURES, fmt, imageFixtureNames, machine, median } from './support.ts';
 
 const { values: args } = parseArgs({ options: { rounds: { type: 'string', default: '30' } } });
@@ -33,7 +35,11 @@ async function stages(bytes: Uint8Array) {
   inspect(parsed);
   const parse = cpuNow() - at;
   at = cpuNow();
-  const frame = await renderFirstFrame(bytes, parsed);
+  // As the worker's 'thumbnail' operation: the reduced frame, else the full render.
+  const frame = (await thumbnailFrame(parsed, THUMBNAIL_MAX_PX)) ?? {
+    ...(await renderFirstFrame(bytes, parsed)),
+    channels: 4 as const,
+  };
   const render = cpuNow() - at;
   at = cpuNow();
   const webp = await encodeThumbnail(frame);
@@ -48,7 +54,7 @@ console.log = console.warn = () => undefined;
 await initCodecs();
 const names = imageFixtureNames();
 print(`${machine()}\n${names.length} fixtures, ${ROUNDS} rounds each (medians, CPU ms of every thread)\n`);
-print('| fixture | parse + check | render | resize + WebP | total | WebP bytes |');
+print('| fixture | parse + check | frame | WebP (resize if needed) | total | WebP bytes |');
 print('|---|---:|---:|---:|---:|---:|');
 const totals: number[] = [];
 for (const name of names) {

@@ -6,6 +6,7 @@ import type { DicomSummary, Inspection } from './dicom-core.ts';
 import type { DeidentifyResult } from './deidentify.ts';
 import { DicomBusy, DicomJobFailed, type DicomPool, DicomRefused, type Job } from './dicom-pool.ts';
 import type { Rendered } from './render.ts';
+import type { ThumbnailPixels } from './thumbnail-frame.ts';
 
 /** Time limits per job (the worker is replaced when one is overrun). */
 export const DICOM_LIMITS = {
@@ -136,6 +137,18 @@ export function createDicomEngine({ pool, masterKey }: { pool: DicomPool; master
       call<Rendered & { summary: DicomSummary }>({
         op: 'render',
         bytes: source(bytes),
+        owner,
+        timeoutMs: DICOM_LIMITS.renderMs,
+      }),
+    /**
+     * First frame for a thumbnail of at most `maxSide` px a side: reduced and windowed in the worker
+     * where it can be (grey or RGB), else the full render (RGBA).
+     */
+    thumbnail: (bytes: DicomSource, maxSide: number, owner: string = SYSTEM_OWNER) =>
+      call<ThumbnailPixels>({
+        op: 'thumbnail',
+        bytes: source(bytes),
+        maxSide,
         owner,
         timeoutMs: DICOM_LIMITS.renderMs,
       }),

@@ -5,6 +5,8 @@ export type WorkerRequest = { id: number; bytes: ArrayBuffer } & (
   | { op: 'ingest' }
   /** First frame as RGBA, with the summary (one parse for thumbnail and analysis input). */
   | { op: 'render' }
+  /** First frame reduced for a thumbnail of at most `maxSide` px (thumbnail-frame.ts), else rendered in full (RGBA). */
+  | { op: 'thumbnail'; maxSide: number }
   | { op: 'deidentify'; key: ArrayBuffer; scope: string }
   /** Frames copied into one transferred buffer; refused (413) past `maxBytes` in all. */
   /** `decode`: compressed frames decoded to native pixels (little endian) instead of sent as stored. */

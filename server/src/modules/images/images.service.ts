@@ -47,8 +47,8 @@ interface Deps {
   settings: SettingsService;
   log: Logger;
   sweep: { graceMinutes: number; intervalMinutes: number };
-  /** DICOM parsing (upload checks, metadata columns) and first-frame rendering for thumbnails. */
-  dicom?: Pick<DicomEngine, 'inspectUpload' | 'render'>;
+  /** DICOM parsing (upload checks, metadata columns) and the first frame for thumbnails. */
+  dicom?: Pick<DicomEngine, 'inspectUpload' | 'thumbnail'>;
   /** The sharing module's port for the patient's own share of an upload (sharing/patient-share.ts). */
   patientShares: Pick<PatientShares, 'plan' | 'retryable' | 'mail'>;
   /** Rows of a list reachable by offset paging and counted (LIST_MAX_WINDOW; smaller in tests). */
@@ -69,7 +69,7 @@ export function createImagesService(deps: Deps) {
     store,
     log,
     sweep: deps.sweep,
-    renderDicom: deps.dicom?.render,
+    renderDicom: deps.dicom?.thumbnail,
     uploadsInFlight: () => uploader.inFlight() > 0,
   });
   const uploader = createUploader({ ...deps, repo, jobs });

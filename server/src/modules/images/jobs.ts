@@ -16,7 +16,7 @@ export function createImageJobs(deps: {
   store: EncryptedStore;
   log: Logger;
   sweep: { graceMinutes: number; intervalMinutes: number };
-  renderDicom?: DicomEngine['render'] | undefined;
+  renderDicom?: DicomEngine['thumbnail'] | undefined;
   /** True while uploads are in flight: thumbnails then wait a little (thumbnails.ts). */
   uploadsInFlight: () => boolean;
 }) {

@@ -51,7 +51,7 @@ beforeAll(async () => {
     dicom: {
       // The study each file belongs to is named by the test (the bytes are one real CT file).
       inspectUpload: async () => ({ columns: nextColumns!, metadata: new Uint8Array([1]) }),
-      render: async () => {
+      thumbnail: async () => {
         throw new Error('no thumbnails here');
       },
     },

@@ -3,26 +3,31 @@ import sharp, { type Sharp } from 'sharp';
 import { errorMessage } from '../../errors.ts';
 import type { EncryptedStore } from '../../storage/encrypted-store.ts';
 import { MAX_FRAME_PIXELS } from '../dicom/dicom-core.ts';
+import type { ThumbnailPixels } from '../dicom/thumbnail-frame.ts';
 import type { ImagesRepository } from './images.repository.ts';
 
 export const THUMBNAIL_MAX_PX = 320;
 export const THUMBNAIL_TYPE = 'image/webp';
 
-/** A photo's bytes, or a DICOM frame as the worker rendered it (RGBA). */
-type ThumbnailSource = ArrayBuffer | { width: number; height: number; pixels: Uint8Array };
+/** A photo's bytes, or a DICOM frame as the worker made it (reduced grey or RGB, or a full RGBA render). */
+type ThumbnailSource = ArrayBuffer | ThumbnailPixels;
 
 /** The thumbnail of a photo or a rendered DICOM frame: at most THUMBNAIL_MAX_PX a side, WebP. */
 export function encodeThumbnail(source: ThumbnailSource): Promise<Buffer> {
-  const pipeline: Sharp =
-    source instanceof ArrayBuffer
-      ? sharp(Buffer.from(source), { limitInputPixels: 100_000_000, failOn: 'error' }).rotate()
-      : sharp(Buffer.from(source.pixels.buffer, source.pixels.byteOffset, source.pixels.byteLength), {
-          raw: { width: source.width, height: source.height, channels: 4 },
-          limitInputPixels: MAX_FRAME_PIXELS,
-        });
+  let pipeline: Sharp;
+  if (source instanceof ArrayBuffer)
+    pipeline = sharp(Buffer.from(source), { limitInputPixels: 100_000_000, failOn: 'error' }).rotate();
+  else
+    pipeline = sharp(Buffer.from(source.pixels.buffer, source.pixels.byteOffset, source.pixels.byteLength), {
+      raw: { width: source.width, height: source.height, channels: source.channels },
+      limitInputPixels: MAX_FRAME_PIXELS,
+    });
+  // A DICOM frame the worker reduced is at its size already (thumbnail-frame.ts): sharp only encodes it.
+  const sized = !(source instanceof ArrayBuffer) && Math.max(source.width, source.height) <= THUMBNAIL_MAX_PX;
+  if (!sized)
+    pipeline = pipeline.resize(THUMBNAIL_MAX_PX, THUMBNAIL_MAX_PX, { fit: 'inside', withoutEnlargement: true });
   return (
     pipeline
-      .resize(THUMBNAIL_MAX_PX, THUMBNAIL_MAX_PX, { fit: 'inside', withoutEnlargement: true })
       // Effort 2 of 6 (sharp's default is 4): a third less CPU per thumbnail for files 4–8 % larger
       // (bench/thumbnails.ts; bench/RESULTS.md › Thumbnails: where the CPU goes).
       .webp({ quality: 78, effort: 2 })
@@ -52,16 +57,12 @@ export function createThumbnailer({
   store: EncryptedStore;
   log: Logger;
   /**
-   * First frame of a DICOM object as RGBA (runs in the DICOM worker pool, time-limited, within the
-   * memory bounds of every DICOM read). The bytes are read only once a worker is free; the job is
-   * queued as the uploader's (the pool is fair between users).
+   * First frame of a DICOM object reduced for a thumbnail of `maxSide` px (runs in the DICOM worker
+   * pool, time-limited, within the memory bounds of every DICOM read). The bytes are read only once
+   * a worker is free; the job is queued as the uploader's (the pool is fair between users).
    */
   renderDicom?:
-    | ((
-        source: () => Promise<ArrayBuffer>,
-        owner: string,
-      ) => Promise<{ width: number; height: number; pixels: Uint8Array }>)
-    | undefined;
+    ((source: () => Promise<ArrayBuffer>, maxSide: number, owner: string) => Promise<ThumbnailPixels>) | undefined;
   /**
    * True while uploads are in flight. Rendering (20+ ms of CPU per DICOM image, in the DICOM
    * workers the uploads' inspections also need) then waits, up to THUMBNAIL_MAX_DEFER_MS per
@@ -86,7 +87,7 @@ export function createThumbnailer({
       let source: ThumbnailSource;
       if (image.content_type === 'application/dicom') {
         if (!renderDicom) throw new Error('no DICOM renderer');
-        source = await renderDicom(read, image.uploader_id);
+        source = await renderDicom(read, THUMBNAIL_MAX_PX, image.uploader_id);
       } else source = await read();
       const output = await encodeThumbnail(source);
       const key = thumbnailKey(image.storage_key);
