@@ -135,11 +135,11 @@ export async function thumbnailFrame(parsed: ParsedDicom, maxSide: number): Prom
   const frame = await decodedSamples(parsed, { rows, columns, samples, bitsAllocated }, maxSide);
   if (!frame) return null;
   if (colour) return reduceColour(frame, maxSide);
-  const values = storedValues(frame, bitsStored, u16(ds, 'x00280103') === 1);
-  if (palette) return reduceColour(applyPalette(frame, values, palette), maxSide);
+  const stored = storedValues(frame, bitsStored, u16(ds, 'x00280103') === 1);
+  if (palette) return reducePalette(frame, stored, palette, maxSide);
   return reduceGrey(
     frame,
-    values,
+    stored,
     ds,
     { bitsStored, signed: u16(ds, 'x00280103') === 1, inverted: photometric === 'MONOCHROME1' },
     maxSide,
@@ -205,28 +205,48 @@ async function decodedSamples(
   return { ...base, width: g.columns, height: g.rows, planar, bytes };
 }
 
-/** Stored values as numbers, masked to Bits Stored and sign-extended (what lies above Bits Stored is not the value). */
-function storedValues(f: Samples, bitsStored: number, signed: boolean): Int32Array {
+/** Stored values as numbers, masked to Bits Stored and sign-extended (what lies above Bits Stored is not the value), with their range. */
+function storedValues(f: Samples, bitsStored: number, signed: boolean) {
   const n = f.width * f.height;
-  const out = new Int32Array(n);
+  const values = new Int32Array(n);
   const mask = bitsStored >= 32 ? -1 : (1 << bitsStored) - 1;
   const shift = 32 - bitsStored;
   const b = f.bytes;
-  for (let i = 0; i < n; i++) {
-    const raw = f.bitsAllocated === 16 ? b[2 * i]! | (b[2 * i + 1]! << 8) : b[i]!;
-    const v = raw & mask;
-    out[i] = signed ? (v << shift) >> shift : v;
-  }
-  return out;
+  let min = 2 ** 31 - 1;
+  let max = -(2 ** 31);
+  // One loop per case, so that the inner loop has no branch on the format.
+  if (f.bitsAllocated === 16 && signed)
+    for (let i = 0; i < n; i++) {
+      const v = (((b[2 * i]! | (b[2 * i + 1]! << 8)) & mask) << shift) >> shift;
+      values[i] = v;
+      min = v < min ? v : min;
+      max = v > max ? v : max;
+    }
+  else if (f.bitsAllocated === 16)
+    for (let i = 0; i < n; i++) {
+      const v = (b[2 * i]! | (b[2 * i + 1]! << 8)) & mask;
+      values[i] = v;
+      min = v < min ? v : min;
+      max = v > max ? v : max;
+    }
+  else
+    for (let i = 0; i < n; i++) {
+      const v = signed ? ((b[i]! & mask) << shift) >> shift : b[i]! & mask;
+      values[i] = v;
+      min = v < min ? v : min;
+      max = v > max ? v : max;
+    }
+  return { values, min, max };
 }
 
 function reduceGrey(
   f: Samples,
-  values: Int32Array,
+  stored: ReturnType<typeof storedValues>,
   ds: DataSet,
   p: { bitsStored: number; signed: boolean; inverted: boolean },
   maxSide: number,
 ): ThumbnailFrame {
+  const { values } = stored;
   const transform = pixelTransform(ds);
   const { slope, intercept } = transform.rescale;
   const minStored = p.signed ? -(2 ** (p.bitsStored - 1)) : 0;
@@ -242,12 +262,17 @@ function reduceGrey(
     let atLeastOne = false;
     if (low === undefined || high === undefined || low >= high) {
       const padding = ds.elements.x00280120 ? u16(ds, 'x00280120') : undefined;
-      low = values[0]!;
-      high = values[0]!;
-      for (const v of values) {
-        if (v === padding) continue;
-        if (v < low) low = v;
-        if (v > high) high = v;
+      low = stored.min;
+      high = stored.max;
+      if (padding !== undefined && (padding === low || padding === high)) {
+        low = values[0]!;
+        high = values[0]!;
+        for (let i = 0; i < values.length; i++) {
+          const v = values[i]!;
+          if (v === padding) continue;
+          if (v < low) low = v;
+          if (v > high) high = v;
+        }
       }
       low = Math.max(low, minStored);
       high = Math.min(high, maxStored);
@@ -259,19 +284,18 @@ function reduceGrey(
     center = (hi + lo) / 2;
   }
 
-  // One output level per stored value: rescale, linear window (PS3.3 C.11.2.1.2.1), MONOCHROME1 inverted.
-  const lut = new Uint8Array(maxStored - minStored + 1);
+  // One output level per stored value present: rescale, linear window (PS3.3 C.11.2.1.2.1), MONOCHROME1 inverted.
+  const lut = new Uint8Array(stored.max - stored.min + 1);
   const c05 = center - 0.5;
   const w1 = Math.max(width - 1, 1e-9);
-  for (let s = minStored; s <= maxStored; s++) {
+  for (let s = stored.min; s <= stored.max; s++) {
     const y = Math.trunc(((s * slope + intercept - c05) / w1 + 0.5) * 255);
     const level = y < 0 ? 0 : y > 255 ? 255 : y;
-    lut[s - minStored] = p.inverted ? 255 - level : level;
+    lut[s - stored.min] = p.inverted ? 255 - level : level;
   }
 
-  const levels = new Uint8Array(values.length);
-  for (let i = 0; i < values.length; i++) levels[i] = lut[values[i]! - minStored]!;
-  return resample({ width: f.width, height: f.height, channels: 1, pixels: levels }, maxSide);
+  const frame = { width: f.width, height: f.height, channels: 1 as const, pixels: new Uint8Array(0) };
+  return resample(frame, maxSide, { values, offset: stored.min, tables: [lut] });
 }
 
 function reduceColour(f: Samples, maxSide: number): ThumbnailFrame {
@@ -296,29 +320,58 @@ function reduceColour(f: Samples, maxSide: number): ThumbnailFrame {
  * Separable (rows, then columns); a source pixel spans at most two output pixels, as the scale is ≤ 1.
  * Done here, sharp only encodes: its resize of a 512² frame cost 3–5 ms of the thumbnail's CPU.
  */
-export function resample(frame: ThumbnailFrame, maxSide: number): ThumbnailFrame {
-  const { width: w, height: h, channels: c, pixels: src } = frame;
+export function resample(frame: ThumbnailFrame, maxSide: number, lookup?: Lookup): ThumbnailFrame {
+  const { width: w, height: h } = frame;
+  const c = lookup ? lookup.tables.length : frame.channels;
   const scale = Math.min(1, maxSide / Math.max(w, h));
-  if (scale === 1) return frame;
+  if (scale === 1 && !lookup) return frame;
   const tw = Math.max(1, Math.round(w * scale));
   const th = Math.max(1, Math.round(h * scale));
   const { to: toX, first: firstX, second: secondX } = spans(w, tw);
-  const rows = new Float32Array(tw * h * c);
-  for (let y = 0, i = 0; y < h; y++) {
-    const row = y * tw;
-    for (let x = 0; x < w; x++) {
-      const first = firstX[x]!;
-      const second = secondX[x]!;
-      const at = (row + toX[x]!) * c;
-      for (let ch = 0; ch < c; ch++, i++) {
-        const v = src[i]!;
-        rows[at + ch]! += v * first;
-        if (second > 0) rows[at + c + ch]! += v * second;
+  // One spare pixel at the end: the last column's (zero) share of the next pixel stays in bounds.
+  const rows = new Float64Array((tw * h + 1) * c);
+  if (lookup) {
+    // Stored values read once, through one table per output channel (grey: one; palette: three).
+    const { values, offset } = lookup;
+    const [t0, t1, t2] = lookup.tables as [Uint8Array, Uint8Array?, Uint8Array?];
+    for (let y = 0, i = 0; y < h; y++) {
+      const row = y * tw;
+      for (let x = 0; x < w; x++, i++) {
+        const index = values[i]! - offset;
+        const first = firstX[x]!;
+        const second = secondX[x]!;
+        const at = (row + toX[x]!) * c;
+        const v0 = t0[index]!;
+        rows[at]! += v0 * first;
+        rows[at + c]! += v0 * second;
+        if (t1 && t2) {
+          const v1 = t1[index]!;
+          const v2 = t2[index]!;
+          rows[at + 1]! += v1 * first;
+          rows[at + c + 1]! += v1 * second;
+          rows[at + 2]! += v2 * first;
+          rows[at + c + 2]! += v2 * second;
+        }
+      }
+    }
+  } else {
+    const src = frame.pixels;
+    for (let y = 0, i = 0; y < h; y++) {
+      const row = y * tw;
+      for (let x = 0; x < w; x++) {
+        const first = firstX[x]!;
+        const second = secondX[x]!;
+        const at = (row + toX[x]!) * c;
+        for (let ch = 0; ch < c; ch++, i++) {
+          const v = src[i]!;
+          rows[at + ch]! += v * first;
+          rows[at + c + ch]! += v * second;
+        }
       }
     }
   }
   const { to: toY, first: firstY, second: secondY } = spans(h, th);
-  const out = new Float32Array(tw * th * c);
+  const out = new Float64Array(tw * th * c);
   const line = tw * c;
   for (let y = 0; y < h; y++) {
     const first = firstY[y]!;
@@ -333,7 +386,14 @@ export function resample(frame: ThumbnailFrame, maxSide: number): ThumbnailFrame
   }
   const pixels = new Uint8Array(out.length);
   for (let i = 0; i < out.length; i++) pixels[i] = Math.min(255, Math.round(out[i]!));
-  return { width: tw, height: th, channels: c, pixels };
+  return { width: tw, height: th, channels: c as 1 | 3, pixels };
+}
+
+/** Stored values (each less `offset`) and, per output channel, the 8-bit level of each. */
+interface Lookup {
+  values: Int32Array;
+  offset: number;
+  tables: Uint8Array[];
 }
 
 /**
@@ -394,16 +454,17 @@ function paletteOf(ds: DataSet): Palette | null {
   return { tables: tables as Palette['tables'], firstMapped };
 }
 
-/** Indices through the palette: an interleaved RGB frame (below the first mapped index, the first entry; past the last, the last). */
-function applyPalette(f: Samples, values: Int32Array, palette: Palette): Samples {
-  const [red, green, blue] = palette.tables;
-  const last = red.length - 1;
-  const bytes = new Uint8Array(values.length * 3);
-  for (let i = 0; i < values.length; i++) {
-    const at = Math.min(last, Math.max(0, values[i]! - palette.firstMapped));
-    bytes[3 * i] = red[at]!;
-    bytes[3 * i + 1] = green[Math.min(at, green.length - 1)]!;
-    bytes[3 * i + 2] = blue[Math.min(at, blue.length - 1)]!;
-  }
-  return { width: f.width, height: f.height, samples: 3, planar: false, bitsAllocated: 8, bytes };
+/**
+ * Indices through the palette's three tables (below the first mapped index, the first entry; past
+ * the last, the last), built for the indices present and read in the resample's one pass.
+ */
+function reducePalette(f: Samples, stored: ReturnType<typeof storedValues>, palette: Palette, maxSide: number) {
+  const tables = palette.tables.map((table) => {
+    const lut = new Uint8Array(stored.max - stored.min + 1);
+    for (let s = stored.min; s <= stored.max; s++)
+      lut[s - stored.min] = table[Math.min(table.length - 1, Math.max(0, s - palette.firstMapped))]!;
+    return lut;
+  });
+  const frame = { width: f.width, height: f.height, channels: 3 as const, pixels: new Uint8Array(0) };
+  return resample(frame, maxSide, { values: stored.values, offset: stored.min, tables });
 }
