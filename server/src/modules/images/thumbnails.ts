@@ -64,7 +64,7 @@ export function createThumbnailer({
   renderDicom?:
     ((source: () => Promise<ArrayBuffer>, maxSide: number, owner: string) => Promise<ThumbnailPixels>) | undefined;
   /**
-   * True while uploads are in flight. Rendering (20+ ms of CPU per DICOM image, in the DICOM
+   * True while uploads are in flight. Rendering (10–15 ms of CPU per DICOM image, in the DICOM
    * workers the uploads' inspections also need) then waits, up to THUMBNAIL_MAX_DEFER_MS per
    * thumbnail, so that a burst of uploads is not slowed by work nobody waits for.
    */
