@@ -227,13 +227,16 @@ function line(who: string, r: Round) {
       : '') +
     `peak RSS ${fmt(r.rssMb, 0)} MiB` +
     (Object.keys(r.refused).length ? ` | refused ${JSON.stringify(r.refused)}` : '') +
-    (['ingest', 'retrieve'] as const)
-      .filter((k) => r[k].files > 0)
+    (['ingest', 'retrieve', 'thumbnails'] as const)
+      .flatMap((k) => {
+        const p = r[k];
+        return p && p.files > 0 ? [[k, p] as const] : [];
+      })
       .map(
-        (k) =>
-          `\n          ${k} cpu by thread (ms/file; PostgreSQL's processes in brackets): ${Object.entries(r[k].threads)
+        ([k, p]) =>
+          `\n          ${k} cpu by thread (ms/file; PostgreSQL's processes in brackets): ${Object.entries(p.threads)
             .sort(([, a], [, b]) => b - a)
-            .map(([name, v]) => `${name} ${fmt(v / r[k].files, 2)}`)
+            .map(([name, v]) => `${name} ${fmt(v / p.files, 2)}`)
             .join(', ')}`,
       )
       .join('')
