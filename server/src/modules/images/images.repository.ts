@@ -139,7 +139,11 @@ export function createImagesRepository(db: Db) {
 
     /** A live (not deleted) image with the names of its uploader and patient. */
     getLive: (id: string): Promise<ImageWithPeople | undefined> =>
-      imagesWithPeople().where('images.id', '=', id).where('images.deleted_at', 'is', null).executeTakeFirst(),
+      imagesWithPeople()
+        .where('images.id', '=', id)
+        .where('images.deleted_at', 'is', null)
+        .modifyEnd(PREPARED)
+        .executeTakeFirst(),
 
     /**
      * A live image with its people, and the life of the viewer's share of it if there is one (at
@@ -357,6 +361,7 @@ export function createImagesRepository(db: Db) {
         .where('id', '=', id)
         .where('deleted_at', 'is', null)
         .where('thumbnail_status', '=', 'pending')
+        .modifyEnd(PREPARED)
         .executeTakeFirst();
       return Number(res.numUpdatedRows) === 1;
     },
