@@ -39,11 +39,13 @@ interface Deps {
 }
 
 /**
- * Lets go of a content stream only its access check was needed for. Reading one chunk first
- * starts the decrypting generator, so destroying it also closes the blob underneath (a stream
- * destroyed before its first read would leave the file handle to the garbage collector).
+ * Lets go of content only its access check was needed for. A stream (a large file): reading one
+ * chunk first starts the decrypting generator, so destroying it also closes the blob underneath (a
+ * stream destroyed before its first read would leave the file handle to the garbage collector).
  */
-async function release(stream: Readable): Promise<void> {
+async function release(body: Buffer | Readable): Promise<void> {
+  if (Buffer.isBuffer(body)) return;
+  const stream = body;
   try {
     for await (const _chunk of stream) break;
   } catch {
@@ -98,7 +100,7 @@ export function createAnalysisService({ db, images, dicom, audit, encryption, pr
       });
     let findings: AnalysisFindings;
     try {
-      const bytes = Buffer.concat(await opened.stream.toArray());
+      const bytes = Buffer.isBuffer(opened.body) ? opened.body : Buffer.concat(await opened.body.toArray());
       const type = ImageContentTypeSchema.safeParse(opened.contentType);
       if (!type.success) throw badRequest(AnalysisTexts.undecodable);
       const input = await analysisInputOf(bytes, type.data, dicom, actor.userId);
@@ -149,7 +151,7 @@ export function createAnalysisService({ db, images, dicom, audit, encryption, pr
       const latest = await repo.latestForImage(imageId);
       const pending = firstRuns.get(imageId);
       if (latest || pending) {
-        await release(opened.stream);
+        await release(opened.body);
         const analysis = latest ? await present(latest) : await pending!;
         await auditView(actor, analysis);
         return { ...analysis, reused: true };
@@ -172,7 +174,7 @@ export function createAnalysisService({ db, images, dicom, audit, encryption, pr
       query: AnalysisHistoryQuery,
     ): Promise<{ items: Analysis[]; pagination: Pagination }> {
       const opened = await openImage(actor, imageId);
-      await release(opened.stream);
+      await release(opened.body);
       const { rows, total } = await repo.listForImage(imageId, query.limit, (query.page - 1) * query.limit);
       const items = await Promise.all(rows.map(present));
       await audit.record({

@@ -196,7 +196,7 @@ export function externalLinkRoutes(ctx: AppContext): FastifyPluginAsyncZod {
             .header('content-type', answer.contentType)
             .header('content-length', String(answer.size))
             .header('content-disposition', answer.disposition)
-            .send(answer.stream);
+            .send(answer.body);
         },
       );
     }

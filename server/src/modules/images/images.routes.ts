@@ -199,7 +199,7 @@ export function imagesRoutes(ctx: AppContext): FastifyPluginAsyncZod {
                 : 'The decrypted WebP thumbnail (JPEG/PNG only)',
             params: ContentParamsSchema,
             querystring: ImageContentQuerySchema,
-            response: { 200: z.unknown().describe('The file bytes, streamed') },
+            response: { 200: z.unknown().describe('The file bytes') },
           }),
         },
         async (request, reply) => {
@@ -213,7 +213,7 @@ export function imagesRoutes(ctx: AppContext): FastifyPluginAsyncZod {
             .header('content-type', answer.contentType)
             .header('content-length', String(answer.size))
             .header('content-disposition', answer.disposition)
-            .send(answer.stream);
+            .send(answer.body);
         },
       );
     }

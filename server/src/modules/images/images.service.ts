@@ -32,8 +32,17 @@ import { type OpenParts, type UploadResult, createUploader } from './upload.ts';
 
 export type ContentVariant = 'content' | 'thumbnail';
 
+/**
+ * Objects up to this size are read, decrypted and checked whole before their answer starts (one
+ * read, one buffer sent): thumbnails and most single DICOM instances. The stream machinery cost a
+ * third of a read's main-thread CPU (bench/RESULTS.md › Content reads of small files whole), and a
+ * file that fails its check is refused before any byte of it leaves. Larger ones stream.
+ */
+export const WHOLE_READ_MAX_BYTES = 1024 * 1024;
+
 export interface ContentAnswer {
-  stream: Readable;
+  /** The whole file when it is small (WHOLE_READ_MAX_BYTES), read and checked before the answer; else a stream. */
+  body: Buffer | Readable;
   contentType: string;
   size: number;
   disposition: string;
@@ -138,9 +147,12 @@ export function createImagesService(deps: Deps) {
             expected: { sha256: image.sha256, size: image.size_bytes },
             type: image.content_type,
           };
-    let stream: Readable;
+    let body: Buffer | Readable;
     try {
-      stream = await store.open(object.key, object.wrapped, object.expected);
+      body =
+        object.expected.size <= WHOLE_READ_MAX_BYTES
+          ? Buffer.from(await store.readAll(object.key, object.wrapped, object.expected))
+          : await store.open(object.key, object.wrapped, object.expected);
     } catch (err) {
       if (err instanceof IntegrityError || err instanceof BlobNotFoundError) {
         log.error({ imageId: image.id, problem: err.message }, 'stored image cannot be read');
@@ -160,19 +172,23 @@ export function createImagesService(deps: Deps) {
       log.error({ imageId: image.id, problem: errorMessage(err) }, 'blob store read failed');
       throw unavailable('The file store is unavailable. Please try again shortly.');
     }
-    stream.once('error', (err) =>
-      log.error({ imageId: image.id, problem: err.message }, 'stored image failed its integrity check while streaming'),
-    );
+    if (!Buffer.isBuffer(body))
+      body.once('error', (err) =>
+        log.error(
+          { imageId: image.id, problem: err.message },
+          'stored image failed its integrity check while streaming',
+        ),
+      );
     try {
       await audit.record({ userId, action, table: 'images', recordId: image.id, ip, reason: event.reason ?? null });
     } catch (err) {
       // No audit row, no PHI: and the opened file handle or S3 socket must not leak.
-      stream.destroy();
+      if (!Buffer.isBuffer(body)) body.destroy();
       throw err;
     }
     const stem = `medshare-${image.id.slice(0, 8)}`;
     return {
-      stream,
+      body,
       contentType: object.type,
       size: object.expected.size,
       disposition:

@@ -1,12 +1,14 @@
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
+import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type SignedIn, type TestApp, createTestApp, newUser } from '../../../test/harness.ts';
 import { rewrapDataKeys } from '../../crypto/envelope-rewrap.ts';
 import { IntegrityError, createKeyring } from '../../crypto/envelope.ts';
 import { createEncryptedStore } from '../../storage/encrypted-store.ts';
+import { WHOLE_READ_MAX_BYTES } from './images.service.ts';
 import { bytesOf, fixture, uploadFile } from './images.test-helpers.ts';
 
 let t: TestApp;
@@ -96,5 +98,43 @@ describe('master key re-wrap', () => {
     expect(res.statusCode).toBe(500);
     expect(res.json().code).toBe('integrity_failed');
     expect(bytesOf(res).includes(f.data.subarray(0, 64))).toBe(false);
+  });
+});
+
+describe('content reads: small files whole, large ones streamed', () => {
+  it('refuses a small file whose blob fails its check before any byte of it leaves, and audits the refusal', async () => {
+    const f = fixture('other/photo_chelsea_cat.png');
+    expect(f.data.length).toBeLessThanOrEqual(WHOLE_READ_MAX_BYTES);
+    const id = (await uploadFile(t, doc.token, f)).json().data.id;
+    await storage().idle();
+    const blobPath = join(t.dataDir, 'blobs', id.slice(0, 2), id);
+    const sealed = readFileSync(blobPath);
+    // One bit of the last chunk: the file's first chunks would pass their own checks.
+    sealed[sealed.length - 100] = sealed[sealed.length - 100]! ^ 1;
+    writeFileSync(blobPath, sealed);
+    const res = await t.request({ method: 'GET', url: `/api/images/${id}/content`, token: doc.token });
+    expect(res.statusCode).toBe(500);
+    expect(res.json().code).toBe('integrity_failed');
+    expect(bytesOf(res).includes(f.data.subarray(0, 64))).toBe(false);
+    const rows = await t.app.ctx.database.db
+      .selectFrom('audit_logs')
+      .select(['action_type', 'status', 'reason'])
+      .where('record_id', '=', id)
+      .where('action_type', '=', 'image.view')
+      .execute();
+    expect(rows).toEqual([{ action_type: 'image.view', status: 'failure', reason: 'integrity' }]);
+  });
+
+  it('streams a file over WHOLE_READ_MAX_BYTES back byte for byte', async () => {
+    const width = 800;
+    const height = 600;
+    const noise = await sharp(randomBytes(width * height * 3), { raw: { width, height, channels: 3 } })
+      .png({ compressionLevel: 0 })
+      .toBuffer();
+    expect(noise.length).toBeGreaterThan(WHOLE_READ_MAX_BYTES);
+    const id = (await uploadFile(t, doc.token, { name: 'noise.png', type: 'image/png', data: noise })).json().data.id;
+    const res = await t.request({ method: 'GET', url: `/api/images/${id}/content`, token: doc.token });
+    expect(res.statusCode).toBe(200);
+    expect(bytesOf(res).equals(noise)).toBe(true);
   });
 });
