@@ -14,8 +14,9 @@ import { decodeFrame } from './transcode.ts';
  * The same rules as render.ts's full render (docs/decisions.md › DICOM (server)): the data set's first
  * window, else the min-max of the stored values (padding excluded), linear VOI (PS3.3 C.11.2.1.2).
  *
- * Anything else (modality or VOI LUT sequences, non-linear VOI functions, palettes, functional
- * groups, native YBR, other bit depths) answers null, and the caller renders the frame in full.
+ * Palettes go through their tables, enhanced objects' rescale and window come from their functional
+ * groups. Anything else (modality or VOI LUT sequences, non-linear VOI functions, Presentation LUT
+ * INVERSE, YBR stored as it is, other bit depths) answers null, and the caller renders the frame in full.
  */
 export interface ThumbnailFrame {
   width: number;
@@ -127,9 +128,7 @@ export async function thumbnailFrame(parsed: ParsedDicom, maxSide: number): Prom
   if (presentationShape !== '' && presentationShape !== 'IDENTITY') return null;
   const grey = samples === 1 && (photometric === 'MONOCHROME1' || photometric === 'MONOCHROME2');
   const palette = samples === 1 && photometric === 'PALETTE COLOR' ? paletteOf(ds) : null;
-  // Native YBR stays with the full render; compressed YBR comes out of its decoder as RGB.
-  const colour =
-    samples === 3 && bitsAllocated === 8 && (photometric === 'RGB' || !isNativeSyntax(parsed.transferSyntax));
+  const colour = samples === 3 && bitsAllocated === 8 && decodesToRgb(parsed.transferSyntax, photometric);
   if (!grey && !colour && !palette) return null;
 
   const frame = await decodedSamples(parsed, { rows, columns, samples, bitsAllocated }, maxSide);
@@ -144,6 +143,19 @@ export async function thumbnailFrame(parsed: ParsedDicom, maxSide: number): Prom
     { bitsStored, signed: u16(ds, 'x00280103') === 1, inverted: photometric === 'MONOCHROME1' },
     maxSide,
   );
+}
+
+/**
+ * Whether frame 0 comes out of decodedSamples as RGB: stored RGB; JPEG 2000's YBR_ICT/RCT (OpenJPEG
+ * inverts the component transform); any colour model dcmjs-codecs converts (JPEG, JPEG-LS, HTJ2K).
+ * YBR stored as it is (native, RLE) stays with the full render.
+ */
+function decodesToRgb(ts: string, photometric: string): boolean {
+  if (photometric === 'RGB') return true;
+  if (isNativeSyntax(ts) || ts === TransferSyntax.rle) return false;
+  if (ts === TransferSyntax.j2k || ts === TransferSyntax.j2kLossless)
+    return photometric === 'YBR_ICT' || photometric === 'YBR_RCT';
+  return true;
 }
 
 /** Frame 0's stored values: native as they are, RLE by our decoder, JPEG 2000 at the smallest level still ≥ maxSide. */
@@ -174,26 +186,27 @@ async function decodedSamples(
     const { J2KDecoder } = await loadOpenJpeg();
     let level = 0;
     while (level < 5 && Math.max(g.rows, g.columns) >> (level + 1) >= maxSide) level++;
-    const decoder = new J2KDecoder();
-    try {
-      decoder.getEncodedBuffer(frame.bytes.length).set(frame.bytes);
-      let size = { width: g.columns, height: g.rows };
+    const decode = (at: number): Samples | null => {
+      const decoder = new J2KDecoder();
       try {
-        if (level > 0) {
-          decoder.decodeSubResolution(level, 0);
-          size = decoder.calculateSizeAtDecompositionLevel(level);
-        } else decoder.decode();
-      } catch {
-        // Fewer wavelet levels than asked: the whole frame.
-        decoder.decode();
-        size = { width: g.columns, height: g.rows };
+        decoder.getEncodedBuffer(frame.bytes.length).set(frame.bytes);
+        if (at > 0) decoder.decodeSubResolution(at, 0);
+        else decoder.decode();
+        const size = at > 0 ? decoder.calculateSizeAtDecompositionLevel(at) : { width: g.columns, height: g.rows };
+        const info = decoder.getFrameInfo();
+        if (info.componentCount !== g.samples || (info.bitsPerSample > 8 ? 16 : 8) !== g.bitsAllocated) return null;
+        const bytes = decoder.getDecodedBuffer().slice(0, size.width * size.height * g.samples * (g.bitsAllocated / 8));
+        return { ...base, width: size.width, height: size.height, planar: false, bytes };
+      } finally {
+        decoder.delete();
       }
-      const info = decoder.getFrameInfo();
-      if (info.componentCount !== g.samples || (info.bitsPerSample > 8 ? 16 : 8) !== g.bitsAllocated) return null;
-      const bytes = decoder.getDecodedBuffer().slice(0, size.width * size.height * g.samples * (g.bitsAllocated / 8));
-      return { ...base, width: size.width, height: size.height, planar: false, bytes };
-    } finally {
-      decoder.delete();
+    };
+    try {
+      return decode(level);
+    } catch (err) {
+      // Fewer wavelet levels than asked: the whole frame, by a fresh decoder.
+      if (level === 0) throw err;
+      return decode(0);
     }
   }
   // JPEG (every process), JPEG-LS, HTJ2K: dcmjs-codecs, YBR converted to RGB; JPEG-LS without interleave is planar.
@@ -259,7 +272,7 @@ function reduceGrey(
     // (Pixel Padding Value excluded), within what Bits Stored can hold, rescaled and truncated.
     let low = u16(ds, 'x00280106');
     let high = u16(ds, 'x00280107');
-    let atLeastOne = false;
+    let fromFrame = false;
     if (low === undefined || high === undefined || low >= high) {
       const padding = ds.elements.x00280120 ? u16(ds, 'x00280120') : undefined;
       low = stored.min;
@@ -276,11 +289,12 @@ function reduceGrey(
       }
       low = Math.max(low, minStored);
       high = Math.min(high, maxStored);
-      atLeastOne = true;
+      fromFrame = true;
     }
     const lo = Math.trunc(low * slope + intercept);
     const hi = Math.trunc(high * slope + intercept);
-    width = atLeastOne ? Math.max(1, Math.abs(hi - lo)) : Math.abs(hi - lo);
+    // dcmjs-imaging gives a window from the frame at least 1 wide, one from the attributes as it is.
+    width = fromFrame ? Math.max(1, Math.abs(hi - lo)) : Math.abs(hi - lo);
     center = (hi + lo) / 2;
   }
 
