@@ -45,7 +45,7 @@ describe('thumbnail frame: the first frame reduced in the worker looks as the fu
       expect(sum / reference.length).toBeLessThan(1.5);
     });
 
-  it('leaves to the full render what it does not draw: a non-linear VOI function, a modality LUT sequence', async () => {
+  it('leaves to the full render what it does not draw: a non-linear VOI function, a modality LUT sequence, YBR stored as it is', async () => {
     const base = 'ct_explicit_le_16bit_signed_small.dcm';
     expect(await thumbnailFrame(parseDicom(read(base)), 320)).not.toBeNull();
     // The rewrite itself keeps the frame drawable: LINEAR is drawn here.
@@ -66,6 +66,14 @@ describe('thumbnail frame: the first frame reduced in the worker looks as the fu
       },
     });
     expect(await thumbnailFrame(parseDicom(modalityLut), 320)).toBeNull();
+    // RLE keeps YBR as it is: not RGB once decoded.
+    const rle = 'us_rgb_rle_8bit.dcm';
+    expect(
+      await thumbnailFrame(parseDicom(rewritten(rle, { '00280004': { vr: 'CS', Value: ['RGB'] } })), 320),
+    ).not.toBeNull();
+    expect(
+      await thumbnailFrame(parseDicom(rewritten(rle, { '00280004': { vr: 'CS', Value: ['YBR_FULL'] } })), 320),
+    ).toBeNull();
   });
 });
 
