@@ -62,3 +62,15 @@ export async function screenshot(page: Page, name: string) {
   mkdirSync(E2E.screenshotDir, { recursive: true });
   await page.screenshot({ path: `${E2E.screenshotDir}${name}-${width}.png`, fullPage: true });
 }
+
+/** Closes the toasts still on screen, so that they neither cover the page nor join its axe check. */
+export async function dismissToasts(page: Page) {
+  const close = page.locator('.Toastify__close-button');
+  while ((await close.count()) > 0) {
+    await close
+      .first()
+      .click({ timeout: 2_000 })
+      .catch(() => {});
+    await page.waitForTimeout(150);
+  }
+}

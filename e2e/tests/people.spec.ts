@@ -1,20 +1,8 @@
 import { type Locator, type Page, expect, test } from '@playwright/test';
 import { approveViaApi, registerViaApi, uniqueUser } from '../support/api.ts';
 import { E2E } from '../support/env.ts';
-import { signInWithSession, screenshot } from '../support/ui.ts';
+import { dismissToasts, screenshot, signInWithSession } from '../support/ui.ts';
 import { expectAccessible } from '../support/accessibility.ts';
-
-/** Closes the toasts still on screen, so they neither cover the page nor join its axe check. */
-async function dismissToasts(page: Page) {
-  const close = page.locator('.Toastify__close-button');
-  while ((await close.count()) > 0) {
-    await close
-      .first()
-      .click({ timeout: 2_000 })
-      .catch(() => {});
-    await page.waitForTimeout(150);
-  }
-}
 
 /** Screenshot at 1280 px and at 390 px, with axe at both widths. */
 async function captureBothWidths(page: Page, name: string) {

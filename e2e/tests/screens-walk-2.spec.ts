@@ -2,7 +2,7 @@ import { type Locator, type Page, expect, test } from '@playwright/test';
 import { readFileSync } from 'node:fs';
 import { approveViaApi, registerViaApi, signInViaApi, uniqueUser } from '../support/api.ts';
 import { E2E } from '../support/env.ts';
-import { signInWithSession, screenshot } from '../support/ui.ts';
+import { dismissToasts, screenshot, signInWithSession } from '../support/ui.ts';
 
 /**
  * Issue 17, "the screens as people use them", second part: the production bundle, the settings
@@ -39,17 +39,6 @@ async function uploadViaApi(token: string, caption: string, patientId?: string):
   const json = (await res.json()) as { data: { id: string } };
   if (res.status !== 201) throw new Error(`upload: ${res.status} ${JSON.stringify(json)}`);
   return json.data.id;
-}
-
-async function dismissToasts(page: Page) {
-  const close = page.locator('.Toastify__close-button');
-  while ((await close.count()) > 0) {
-    await close
-      .first()
-      .click({ timeout: 2_000 })
-      .catch(() => {});
-    await page.waitForTimeout(150);
-  }
 }
 
 async function signIn(page: Page, email: string, password: string) {

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { approveViaApi, registerViaApi, signInViaApi, uniqueUser } from '../support/api.ts';
 import { E2E } from '../support/env.ts';
 import { mailCount, waitForCode } from '../support/mail.ts';
-import { signInWithSession, screenshot } from '../support/ui.ts';
+import { dismissToasts, screenshot, signInWithSession } from '../support/ui.ts';
 import { expectAccessible } from '../support/accessibility.ts';
 
 /**
@@ -14,17 +14,6 @@ const viewports = [
   { width: 1280, height: 800 },
   { width: 390, height: 844 },
 ];
-
-async function dismissToasts(page: Page) {
-  const close = page.locator('.Toastify__close-button');
-  while ((await close.count()) > 0) {
-    await close
-      .first()
-      .click({ timeout: 2_000 })
-      .catch(() => {});
-    await page.waitForTimeout(150);
-  }
-}
 
 const boxes = (page: Page) => page.getByRole('group', { name: 'Verification code' }).getByRole('textbox');
 
