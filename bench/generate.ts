@@ -18,6 +18,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import type pg from 'pg';
+import { isImageFixture } from '../server/src/modules/images/images.test-helpers.ts';
 import {
   ADMIN,
   type MedShare,
@@ -45,14 +46,13 @@ const TYPES: Record<string, string> = {
   '.png': 'image/png',
   '.jpg': 'image/jpeg',
 };
-const VALID_DICOM = /^(?!dicomdir_|ecg_|sr_|malformed_).*\.dcm$/;
 
 /** The fixtures an upload accepts: valid DICOM images, the PDFs, the PNG and the JPEG. */
 export function fixtureFiles(): Array<{ name: string; type: string; data: Buffer }> {
   const base = join(ROOT, 'server/test/fixtures');
   return ['dicom', 'other'].flatMap((dir) =>
     readdirSync(join(base, dir))
-      .filter((n) => (dir === 'dicom' ? VALID_DICOM.test(n) : n.slice(n.lastIndexOf('.')) in TYPES))
+      .filter((n) => (dir === 'dicom' ? isImageFixture(n) : n.slice(n.lastIndexOf('.')) in TYPES))
       .sort()
       .map((name) => ({
         name,

@@ -457,11 +457,8 @@ export async function startOrthanc(opts: {
 
 export const DICOM_FIXTURES = join(ROOT, 'server/test/fixtures/dicom');
 
-/** The image fixtures the DICOM benches use: non-images (DICOMDIR, ECG, SR) and the malformed files left out. */
-export const imageFixtureNames = (): string[] =>
-  readdirSync(DICOM_FIXTURES)
-    .filter((n) => n.endsWith('.dcm') && !/^(dicomdir_|ecg_|sr_|malformed_)/.test(n))
-    .sort();
+/** The image fixtures the DICOM benches use: the server tests' list (non-images and malformed files left out). */
+export { imageFixtureNames } from '../server/src/modules/images/images.test-helpers.ts';
 
 /** A UID of exactly `length` characters under the 2.25 (UUID-derived) root. */
 export function uidOfLength(length: number): string {

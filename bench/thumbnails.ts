@@ -16,8 +16,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { inspect, parseDicom } from '../server/src/modules/dicom/dicom-core.ts';
-import { initCodecs, renderFirstFrame } from '../server/src/modules/dicom/render.ts';
-import { thumbnailFrame } from '../server/src/modules/dicom/thumbnail-frame.ts';
+import { initCodecs } from '../server/src/modules/dicom/render.ts';
+import { thumbnailPixels } from '../server/src/modules/dicom/thumbnail-frame.ts';
 import { THUMBNAIL_MAX_PX, encodeThumbnail } from '../server/src/modules/images/thumbnails.ts';
 import { DICOM_FIXTURES, fmt, imageFixtureNames, machine, median } from './support.ts';
 
@@ -35,11 +35,8 @@ async function stages(bytes: Uint8Array) {
   inspect(parsed);
   const parse = cpuNow() - at;
   at = cpuNow();
-  // As the worker's 'thumbnail' operation: the reduced frame, else the full render.
-  const frame = (await thumbnailFrame(parsed, THUMBNAIL_MAX_PX)) ?? {
-    ...(await renderFirstFrame(bytes, parsed)),
-    channels: 4 as const,
-  };
+  // The worker's 'thumbnail' operation: the reduced frame, else the full render.
+  const frame = await thumbnailPixels(bytes, parsed, THUMBNAIL_MAX_PX);
   const render = cpuNow() - at;
   at = cpuNow();
   const webp = await encodeThumbnail(frame);

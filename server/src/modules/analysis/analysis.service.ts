@@ -45,9 +45,8 @@ interface Deps {
  */
 async function release(body: Buffer | Readable): Promise<void> {
   if (Buffer.isBuffer(body)) return;
-  const stream = body;
   try {
-    for await (const _chunk of stream) break;
+    for await (const _chunk of body) break;
   } catch {
     // Only the access check mattered; a read problem shows up when the content is really read.
   }

@@ -5,7 +5,7 @@ import { deidentify } from './deidentify.ts';
 import { toDicomJson } from './dicom-json.ts';
 import { packMetadata } from './dicom-metadata.ts';
 import { renderFirstFrame, renderFrameAt } from './render.ts';
-import { thumbnailFrame } from './thumbnail-frame.ts';
+import { thumbnailPixels } from './thumbnail-frame.ts';
 import { decodeFrame, toExplicitLittleEndian } from './transcode.ts';
 import type { WorkerRequest, WorkerResponse } from './worker-protocol.ts';
 
@@ -41,10 +41,8 @@ async function handle(request: WorkerRequest): Promise<{ result: unknown; transf
     }
     case 'thumbnail': {
       if (inspection.summary.kind !== 'image') throw new DicomRejection(400, DicomMessages.noFrames);
-      const small = await thumbnailFrame(parsed, request.maxSide);
-      const frame = small ?? { ...(await renderFirstFrame(bytes, parsed)), channels: 4 };
-      const { width, height, channels, pixels } = frame;
-      return { result: { width, height, channels, pixels }, transfer: [pixels.buffer as ArrayBuffer] };
+      const frame = await thumbnailPixels(bytes, parsed, request.maxSide);
+      return { result: frame, transfer: [frame.pixels.buffer as ArrayBuffer] };
     }
     case 'deidentify': {
       const copy = deidentify(bytes, parsed, new Uint8Array(request.key), request.scope);

@@ -1,16 +1,13 @@
 import dcmjs from 'dcmjs';
-import { readFileSync, readdirSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
-import { FIXTURES } from '../images/images.test-helpers.ts';
+import { FIXTURES, imageFixtureNames } from '../images/images.test-helpers.ts';
 import { parseDicom } from './dicom-core.ts';
 import { renderFirstFrame } from './render.ts';
 import { type ThumbnailFrame, resample, thumbnailFrame } from './thumbnail-frame.ts';
 
-const IMAGES = readdirSync(join(FIXTURES, 'dicom'))
-  .filter((n) => n.endsWith('.dcm') && !/^(dicomdir_|ecg_|sr_|malformed_)/.test(n))
-  .sort();
 const read = (name: string) => new Uint8Array(readFileSync(join(FIXTURES, 'dicom', name)));
 
 /** The full render (dcmjs-imaging, RGBA) scaled by sharp to the reduced frame's size, as the channels it has. */
@@ -31,7 +28,7 @@ function rewritten(name: string, elements: Record<string, { vr: string; Value: u
 }
 
 describe('thumbnail frame: the first frame reduced in the worker looks as the full render does', () => {
-  for (const name of IMAGES)
+  for (const name of imageFixtureNames())
     it(`${name}: reduced (never the full-render fallback), at most 320 px, within 1.5 grey levels of the full render scaled`, async () => {
       const bytes = read(name);
       const small = await thumbnailFrame(parseDicom(bytes), 320);

@@ -1,7 +1,7 @@
 import type { DataSet } from 'dicom-parser';
 import { createRequire } from 'node:module';
 import { type ParsedDicom, TransferSyntax, decodeRleFrame, frameBytes, isNativeSyntax } from './dicom-core.ts';
-import { jpegLsInterleave } from './render.ts';
+import { jpegLsInterleave, renderFirstFrame } from './render.ts';
 import { decodeFrame } from './transcode.ts';
 
 /**
@@ -109,6 +109,18 @@ function pixelTransform(ds: DataSet) {
   return { rescale: rescale ?? { slope: 1, intercept: 0 }, window };
 }
 
+/** The worker's `thumbnail` operation: the reduced frame, else the full render (RGBA, not resized). */
+export async function thumbnailPixels(
+  input: Uint8Array,
+  parsed: ParsedDicom,
+  maxSide: number,
+): Promise<ThumbnailPixels> {
+  const small = await thumbnailFrame(parsed, maxSide);
+  if (small) return small;
+  const { width, height, pixels } = await renderFirstFrame(input, parsed);
+  return { width, height, channels: 4, pixels };
+}
+
 export async function thumbnailFrame(parsed: ParsedDicom, maxSide: number): Promise<ThumbnailFrame | null> {
   const ds = parsed.dataSet;
   const rows = u16(ds, 'x00280010') ?? 0;
@@ -134,15 +146,10 @@ export async function thumbnailFrame(parsed: ParsedDicom, maxSide: number): Prom
   const frame = await decodedSamples(parsed, { rows, columns, samples, bitsAllocated }, maxSide);
   if (!frame) return null;
   if (colour) return reduceColour(frame, maxSide);
-  const stored = storedValues(frame, bitsStored, u16(ds, 'x00280103') === 1);
+  const signed = u16(ds, 'x00280103') === 1;
+  const stored = storedValues(frame, bitsStored, signed);
   if (palette) return reducePalette(frame, stored, palette, maxSide);
-  return reduceGrey(
-    frame,
-    stored,
-    ds,
-    { bitsStored, signed: u16(ds, 'x00280103') === 1, inverted: photometric === 'MONOCHROME1' },
-    maxSide,
-  );
+  return reduceGrey(frame, stored, ds, { bitsStored, signed, inverted: photometric === 'MONOCHROME1' }, maxSide);
 }
 
 /**

@@ -5,6 +5,13 @@ import type { TestApp } from '../../../test/harness.ts';
 
 export const FIXTURES = fileURLToPath(new URL('../../../test/fixtures/', import.meta.url));
 
+/** DICOM fixtures that are valid images: not the DICOMDIR, ECG and SR files, nor the malformed ones. */
+export const isImageFixture = (name: string): boolean =>
+  name.endsWith('.dcm') && !/^(dicomdir_|ecg_|sr_|malformed_)/.test(name);
+
+/** The DICOM image fixtures by name, sorted (the thumbnail tests and the DICOM benches). */
+export const imageFixtureNames = (): string[] => readdirSync(join(FIXTURES, 'dicom')).filter(isImageFixture).sort();
+
 export interface FixtureFile {
   path: string;
   name: string;
