@@ -328,7 +328,9 @@ describe('npm run audit:verify', () => {
     } finally {
       await t.close();
     }
-  });
+    // On PGlite: two CLI processes and a reopen, each starting PGlite on the directory (17 s on a
+    // busy 2-core machine, past 30 s with CI's other workers beside it).
+  }, 90_000);
 
   it('refuses a DATA_DIR without a database (exit code 2) instead of creating one', async () => {
     const dir = join(fileURLToPath(new URL('.', import.meta.url)), 'no-such-data-dir');
