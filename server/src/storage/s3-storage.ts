@@ -1,14 +1,3 @@
-import {
-  AbortMultipartUploadCommand,
-  DeleteObjectCommand,
-  GetObjectCommand,
-  HeadBucketCommand,
-  ListMultipartUploadsCommand,
-  ListObjectsV2Command,
-  NoSuchKey,
-  S3Client,
-} from '@aws-sdk/client-s3';
-import { Upload } from '@aws-sdk/lib-storage';
 import type { Readable } from 'node:stream';
 import { type BlobInfo, type BlobStorage, BlobNotFoundError, assertBlobKey } from './storage.ts';
 
@@ -23,19 +12,36 @@ export interface S3Settings {
   prefix: string;
 }
 
+/**
+ * The AWS SDK, loaded when the first S3 store is made: a server on the file system never loads it
+ * (5.7 MB of heap that every full collection would mark: `bench/RESULTS.md` › What the main heap holds).
+ */
+async function loadSdk() {
+  const [s3, storage] = await Promise.all([import('@aws-sdk/client-s3'), import('@aws-sdk/lib-storage')]);
+  return { ...s3, Upload: storage.Upload };
+}
+
 /** Any S3-compatible store. A put is a multipart upload that is aborted on any error. */
 export function createS3Storage(s: S3Settings): BlobStorage {
-  const client = new S3Client({
-    region: s.region,
-    ...(s.endpoint ? { endpoint: s.endpoint } : {}),
-    forcePathStyle: s.forcePathStyle,
-    // Checksums only where S3 requires them: streamed bodies stay plain (no aws-chunked framing).
-    requestChecksumCalculation: 'WHEN_REQUIRED',
-    responseChecksumValidation: 'WHEN_REQUIRED',
-    ...(s.accessKeyId && s.secretAccessKey
-      ? { credentials: { accessKeyId: s.accessKeyId, secretAccessKey: s.secretAccessKey } }
-      : {}),
-  });
+  const sdk = loadSdk();
+  // Seen by the first call that awaits it; never an unhandled rejection meanwhile.
+  sdk.catch(() => undefined);
+  const connect = async () => {
+    const { S3Client } = await sdk;
+    return new S3Client({
+      region: s.region,
+      ...(s.endpoint ? { endpoint: s.endpoint } : {}),
+      forcePathStyle: s.forcePathStyle,
+      // Checksums only where S3 requires them: streamed bodies stay plain (no aws-chunked framing).
+      requestChecksumCalculation: 'WHEN_REQUIRED',
+      responseChecksumValidation: 'WHEN_REQUIRED',
+      ...(s.accessKeyId && s.secretAccessKey
+        ? { credentials: { accessKeyId: s.accessKeyId, secretAccessKey: s.secretAccessKey } }
+        : {}),
+    });
+  };
+  const ready = connect();
+  ready.catch(() => undefined);
   const full = (key: string) => `${s.prefix}${key}`;
 
   return {
@@ -43,6 +49,7 @@ export function createS3Storage(s: S3Settings): BlobStorage {
 
     async put(key: string, body: Readable) {
       assertBlobKey(key);
+      const [client, { Upload, DeleteObjectCommand }] = await Promise.all([ready, sdk]);
       let bytes = 0;
       body.on('data', (c: Buffer) => {
         bytes += c.length;
@@ -75,6 +82,7 @@ export function createS3Storage(s: S3Settings): BlobStorage {
 
     async get(key: string) {
       assertBlobKey(key);
+      const [client, { GetObjectCommand, NoSuchKey }] = await Promise.all([ready, sdk]);
       try {
         const out = await client.send(new GetObjectCommand({ Bucket: s.bucket, Key: full(key) }));
         if (!out.Body) throw new BlobNotFoundError(key);
@@ -88,10 +96,12 @@ export function createS3Storage(s: S3Settings): BlobStorage {
 
     async delete(key: string) {
       assertBlobKey(key);
+      const [client, { DeleteObjectCommand }] = await Promise.all([ready, sdk]);
       await client.send(new DeleteObjectCommand({ Bucket: s.bucket, Key: full(key) }));
     },
 
     async *list(): AsyncIterable<BlobInfo> {
+      const [client, { ListObjectsV2Command }] = await Promise.all([ready, sdk]);
       let token: string | undefined;
       do {
         const page = await client.send(
@@ -106,6 +116,7 @@ export function createS3Storage(s: S3Settings): BlobStorage {
 
     async removeStalePartials(before: Date) {
       let removed = 0;
+      const [client, { ListMultipartUploadsCommand, AbortMultipartUploadCommand }] = await Promise.all([ready, sdk]);
       try {
         const out = await client.send(new ListMultipartUploadsCommand({ Bucket: s.bucket, Prefix: s.prefix }));
         for (const u of out.Uploads ?? []) {
@@ -123,11 +134,12 @@ export function createS3Storage(s: S3Settings): BlobStorage {
     },
 
     async check() {
+      const [client, { HeadBucketCommand }] = await Promise.all([ready, sdk]);
       await client.send(new HeadBucketCommand({ Bucket: s.bucket }));
     },
 
     close() {
-      client.destroy();
+      void ready.then((client) => client.destroy()).catch(() => undefined);
     },
   };
 }

@@ -13,24 +13,27 @@ import { isSupportedSyntax, part10Header } from './dicom-core.ts';
 import { type Ingest, type Ingested, failureReasonOf } from './ingest.ts';
 import type { IngestRepository } from './ingest.repository.ts';
 
-// dcmjs-dimse ships one UMD bundle: Node's ESM loader cannot see its named exports, require can.
 type DimseModule = typeof DimseTypes;
-const dimse = createRequire(import.meta.url)('dcmjs-dimse') as DimseModule;
-const { Dataset, Scp, Server, constants, responses } = dimse;
-// Its own console logging is off: the receiver logs refusals and errors through pino.
-dimse.log.setLevel('silent');
-const { PresentationContextResult, RejectResult, RejectSource, RejectReason, SopClass, Status, StorageClass } =
-  constants;
-type Association = InstanceType<typeof dimse.association.Association>;
-type PresentationContext = InstanceType<typeof dimse.association.PresentationContext>;
-type CEchoRequest = InstanceType<typeof dimse.requests.CEchoRequest>;
-type CStoreRequest = InstanceType<typeof dimse.requests.CStoreRequest>;
-type CEchoResponse = InstanceType<typeof responses.CEchoResponse>;
-type CStoreResponse = InstanceType<typeof responses.CStoreResponse>;
-
-/** Storage SOP classes dcmjs-dimse knows, and any other of the Storage Service Class's UID root. */
-const STORAGE_CLASSES = new Set<string>(Object.values(StorageClass));
-const isStorageClass = (uid: string) => STORAGE_CLASSES.has(uid) || uid.startsWith('1.2.840.10008.5.1.4.1.1.');
+/**
+ * dcmjs-dimse, loaded by the first receiver made: a server without DIMSE_PORT never loads it (9.6 MB
+ * of heap that every full collection would mark: `bench/RESULTS.md` › What the main heap holds).
+ * It ships one UMD bundle: Node's ESM loader cannot see its named exports, require can.
+ */
+let loaded: DimseModule | null = null;
+function loadDimse(): DimseModule {
+  if (!loaded) {
+    loaded = createRequire(import.meta.url)('dcmjs-dimse') as DimseModule;
+    // Its own console logging is off: the receiver logs refusals and errors through pino.
+    loaded.log.setLevel('silent');
+  }
+  return loaded;
+}
+type Association = InstanceType<DimseModule['association']['Association']>;
+type PresentationContext = InstanceType<DimseModule['association']['PresentationContext']>;
+type CEchoRequest = InstanceType<DimseModule['requests']['CEchoRequest']>;
+type CStoreRequest = InstanceType<DimseModule['requests']['CStoreRequest']>;
+type CEchoResponse = InstanceType<DimseModule['responses']['CEchoResponse']>;
+type CStoreResponse = InstanceType<DimseModule['responses']['CStoreResponse']>;
 
 /** At most this many refused associations are audited a minute (the rest are logged): a port scan must not flood the trail. */
 const REFUSAL_ROWS_PER_MINUTE = 60;
@@ -57,6 +60,12 @@ export interface DimseDeps {
  */
 export function createDimseReceiver(deps: DimseDeps) {
   const { config, ingest, repo, patientKeyOf, permissionsOf, audit, log } = deps;
+  const { Dataset, Scp, Server, constants, responses } = loadDimse();
+  const { PresentationContextResult, RejectResult, RejectSource, RejectReason, SopClass, Status, StorageClass } =
+    constants;
+  /** Storage SOP classes dcmjs-dimse knows, and any other of the Storage Service Class's UID root. */
+  const storageClasses = new Set<string>(Object.values(StorageClass));
+  const isStorageClass = (uid: string) => storageClasses.has(uid) || uid.startsWith('1.2.840.10008.5.1.4.1.1.');
   const ourAe = config.aeTitle.trim();
   const inFlight = new Set<Promise<unknown>>();
   let refusals = { minute: 0, count: 0 };
