@@ -23,6 +23,8 @@ export interface IngestOptions {
   ip: string | null;
   /** The patient it is stored for: known beforehand (STOW), or found from its head (DIMSE). */
   patientId: string | null | ((head: DicomHead) => Promise<string | null>);
+  /** The caller found `patientId` an active patient's in this request: the upload does not look it up again. */
+  patientChecked?: boolean;
   /**
    * The study every instance must be of (STOW `/studies/{study}`): refused as soon as its head is
    * read, and again by the full parse's columns before the row is inserted, since the head (the first
@@ -86,7 +88,13 @@ export function createIngest({ images, log }: { images: Pick<ImagesService, 'upl
     async function* parts(): AsyncGenerator<UploadPart> {
       const known = typeof options.patientId === 'string' || options.patientId === null;
       if (known && options.patientId)
-        yield { kind: 'field', name: 'patientId', value: options.patientId as string, truncated: false };
+        yield {
+          kind: 'field',
+          name: 'patientId',
+          value: options.patientId as string,
+          truncated: false,
+          checked: options.patientChecked === true,
+        };
       yield {
         kind: 'file',
         fieldname: 'file',

@@ -252,6 +252,8 @@ export function createStowService(deps: {
             {
               ip: request.ip,
               patientId: patient.id,
+              // Checked above, once for the request (`activePatient`), as the actor's permissions are.
+              patientChecked: true,
               sourceError: (err) => brokenBody(err, maxImportMb),
               ...(request.study ? { study: request.study } : {}),
             },

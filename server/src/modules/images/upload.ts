@@ -36,7 +36,14 @@ import type { ImageJobs } from './jobs.ts';
 
 /** One part of a multipart upload, as the route hands it over (no HTTP types here). */
 export type UploadPart =
-  | { kind: 'field'; name: string; value: string; truncated: boolean }
+  | {
+      kind: 'field';
+      name: string;
+      value: string;
+      truncated: boolean;
+      /** A patientId the caller found an active patient's in this request (STOW: once per request, not per instance). */
+      checked?: boolean;
+    }
   | {
       kind: 'file';
       fieldname: string;
@@ -240,7 +247,7 @@ export function createUploader(deps: Deps) {
         const early = () => {
           if (patientNamed && fileType !== null && fileType !== 'application/dicom') void startHash();
         };
-        const fields = new Map<string, { value: string; truncated: boolean }>();
+        const fields = new Map<string, { value: string; truncated: boolean; checked?: boolean }>();
         let file: (Awaited<ReturnType<typeof storeFile>> & { filename: string }) | null = null;
         // Once the row has committed, the blob belongs to it: a later failure must not delete it.
         let committed = false;
@@ -248,7 +255,7 @@ export function createUploader(deps: Deps) {
           // Busboy stops a file at max + 1 bytes, so an oversized upload is refused without reading it all.
           for await (const part of openParts({ fileBytes: maxBytes + 1 })) {
             if (part.kind === 'field') {
-              fields.set(part.name, { value: part.value, truncated: part.truncated });
+              fields.set(part.name, { value: part.value, truncated: part.truncated, checked: part.checked === true });
               if (part.name === 'patientId' && part.value.trim()) {
                 patientNamed = true;
                 early();
@@ -283,7 +290,13 @@ export function createUploader(deps: Deps) {
             throw badRequest(message, [{ field: 'file', message }]);
           }
           const patientId = (fields.get('patientId')?.value ?? '').trim();
-          const patient = patientId ? (isUuid(patientId) ? await repo.findUser(patientId) : undefined) : null;
+          const patient = !patientId
+            ? null
+            : fields.get('patientId')?.checked
+              ? { id: patientId, role: 'patient' as const, active: true }
+              : isUuid(patientId)
+                ? await repo.findUser(patientId)
+                : undefined;
           if (patient !== null && (!patient || patient.role !== 'patient' || !patient.active)) {
             throw badRequest(ImageMessages.unknownPatient, [
               { field: 'patientId', message: ImageMessages.unknownPatient },
