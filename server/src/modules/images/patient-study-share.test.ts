@@ -29,6 +29,8 @@ let between: (() => Promise<void>) | null = null;
 const dicomFile = fixture('dicom/ct_explicit_le_16bit_signed_small.dcm');
 /** What the stubbed DICOM check answers for the next file. */
 let nextColumns: DicomColumns | null = null;
+/** SOP Instance UIDs the stubbed check hands out, one per file, before nextColumns' own. */
+const nextSops: string[] = [];
 
 beforeAll(async () => {
   t = await createTestApp();
@@ -50,7 +52,10 @@ beforeAll(async () => {
     sweep: { graceMinutes: 60, intervalMinutes: 60 },
     dicom: {
       // The study each file belongs to is named by the test (the bytes are one real CT file).
-      inspectUpload: async () => ({ columns: nextColumns!, metadata: new Uint8Array([1]) }),
+      inspectUpload: async () => ({
+        columns: { ...nextColumns!, dicom_sop_instance_uid: nextSops.shift() ?? nextColumns!.dicom_sop_instance_uid },
+        metadata: new Uint8Array([1]),
+      }),
       thumbnail: async () => {
         throw new Error('no thumbnails here');
       },
@@ -74,6 +79,11 @@ afterAll(async () => {
 
 /** Uploads the CT file as an instance of `studyUid` for `patientId` through the pipeline; answers its image id. */
 async function uploadInstance(studyUid: string, patientId: string): Promise<string> {
+  return (await uploadWithOutcome(studyUid, patientId)).image.id;
+}
+
+/** The same, answering the upload's outcome (the image, and whether it was a duplicate). */
+async function uploadWithOutcome(studyUid: string, patientId: string) {
   nextColumns = {
     dicom_kind: 'document',
     dicom_modality: 'CT',
@@ -93,8 +103,7 @@ async function uploadInstance(studyUid: string, patientId: string): Promise<stri
     };
   };
   const actor = await t.app.ctx.services.auth.authenticate(provider.token, null);
-  const { image } = await service.upload(actor, parts, null);
-  return image.id;
+  return service.upload(actor, parts, null);
 }
 
 async function shareOf(imageId: string) {
@@ -183,5 +192,61 @@ describe('an image joining the patient’s study share while it changes (review 
     expect(row.verified_at).not.toBeNull();
     expect(await content(first, patient.token)).toBe(200);
     expect(await content(second, patient.token)).toBe(200);
+  });
+});
+
+describe('a study’s uploads in one process', () => {
+  it('join the study share the process remembers, and one revoked since opens a new one, mailed once', async () => {
+    const patient = await newUser(t, 'patient');
+    const studyUid = newUid();
+    const mails = t.smtp.countTo(patient.user.email);
+    const first = await uploadInstance(studyUid, patient.user.id);
+    const second = await uploadInstance(studyUid, patient.user.id);
+    await service.idle();
+    const opened = await lastShareMail(patient);
+    expect([(await shareOf(first)).group_id, (await shareOf(second)).group_id]).toEqual([
+      opened.sharingId,
+      opened.sharingId,
+    ]);
+    expect(t.smtp.countTo(patient.user.email)).toBe(mails + 1);
+
+    const revoked = await t.request({
+      method: 'DELETE',
+      url: `/api/studies/${studyUid}/shares/${opened.sharingId}`,
+      token: provider.token,
+    });
+    expect(revoked.statusCode, revoked.body).toBe(200);
+    // The process still remembers the revoked share: the join fails in its statement, and the retry opens a new one.
+    const third = await uploadInstance(studyUid, patient.user.id);
+    const fourth = await uploadInstance(studyUid, patient.user.id);
+    await service.idle();
+    const row = await shareOf(third);
+    expect(row.group_id).not.toBe(opened.sharingId);
+    expect(row.revoked_at).toBeNull();
+    expect((await shareOf(fourth)).group_id).toBe(row.group_id);
+    expect(t.smtp.countTo(patient.user.email)).toBe(mails + 2);
+    expect((await lastShareMail(patient)).sharingId).toBe(row.group_id);
+  });
+
+  it('store one instance sent twice at once among others of its study once: one duplicate, the rest join the share', async () => {
+    const patient = await newUser(t, 'patient');
+    const studyUid = newUid();
+    await uploadInstance(studyUid, patient.user.id);
+    await service.idle();
+    const opened = await lastShareMail(patient);
+    const twice = newUid();
+    nextSops.push(twice, newUid(), twice, newUid());
+    const outcomes = await Promise.all([1, 2, 3, 4].map(() => uploadWithOutcome(studyUid, patient.user.id)));
+    expect(outcomes.filter((o) => o.duplicate)).toHaveLength(1);
+    const stored = outcomes.filter((o) => !o.duplicate).map((o) => o.image.id);
+    expect(new Set(stored).size).toBe(3);
+    for (const id of stored) expect((await shareOf(id)).group_id).toBe(opened.sharingId);
+    const rows = await t.app.ctx.database.db
+      .selectFrom('images')
+      .select('id')
+      .where('dicom_sop_instance_uid', '=', twice)
+      .where('deleted_at', 'is', null)
+      .execute();
+    expect(rows).toHaveLength(1);
   });
 });

@@ -315,12 +315,10 @@ export function createUploader(deps: Deps) {
               ? stored.dicomColumns.dicom_study_uid
               : null;
           // One upload of a study at a time per patient, so that its first image alone opens the share.
-          const queueKey = studyUid ? `${actor.userId}|${patient!.id}|study|${studyUid}` : instanceKey;
-          const attempt = async (retried: boolean) => {
-            const duplicate = sopInstanceUid
-              ? await repo.findDuplicateInstance(actor.userId, patient?.id ?? null, sopInstanceUid)
-              : undefined;
-            if (duplicate) return { duplicate, image: null, share: null };
+          const studyKey = studyUid ? `${actor.userId}|${patient!.id}|study|${studyUid}` : null;
+          // Up to three tries: the study share this process remembers may have closed (the second
+          // reads it afresh), and another server may open one meanwhile (the third joins that).
+          const attempt = async (tried: number) => {
             // The patient's share: the sharing module decides which (its own, a study share opened or joined).
             const share = patient
               ? await patientShares.plan({
@@ -330,15 +328,16 @@ export function createUploader(deps: Deps) {
                   studyUid,
                   codeHash: startHash,
                   ip,
+                  fresh: tried > 0,
                 })
               : null;
             try {
               const image = await insert(share);
-              return { duplicate: null, image, share };
+              return { image, share };
             } catch (err) {
               // Another server opened the patient's study share meanwhile (join it), or the one this
               // image joined was revoked or locked meanwhile (open another): plan once more.
-              if (share && !retried && patientShares.retryable(share, err)) return null;
+              if (share && tried < 2 && patientShares.retryable(share, err)) return null;
               throw err;
             }
           };
@@ -379,10 +378,19 @@ export function createUploader(deps: Deps) {
                 share?.auditWhen,
               ),
             );
-          const outcome = await oneAtATime(queueKey, async () => {
-            const result = (await attempt(false)) ?? (await attempt(true))!;
-            if (result.image) committed = true;
-            return result;
+          // One upload of an instance at a time, from its duplicate check to its row; within that, the
+          // study's share and row one upload of the study at a time (only that part: the duplicate
+          // checks of a study's instances run side by side).
+          const outcome = await oneAtATime(instanceKey, async () => {
+            const duplicate = sopInstanceUid
+              ? await repo.findDuplicateInstance(actor.userId, patient?.id ?? null, sopInstanceUid)
+              : undefined;
+            if (duplicate) return { duplicate, image: null, share: null };
+            return oneAtATime(studyKey, async () => {
+              const result = (await attempt(0)) ?? (await attempt(1)) ?? (await attempt(2))!;
+              committed = true;
+              return { duplicate: null, ...result };
+            });
           });
           const { duplicate, image, share } = outcome;
           if (duplicate) {

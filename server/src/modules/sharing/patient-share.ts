@@ -22,6 +22,8 @@ export interface PatientShareInput {
    */
   codeHash: () => Promise<string>;
   ip: string | null;
+  /** Read the open study share from the database, not from what this process remembers (a retry). */
+  fresh?: boolean;
 }
 
 /** SQL the upload's one statement runs to write the patient's share with the image (audit.inStatement's pattern). */
@@ -48,6 +50,8 @@ export interface PatientSharePlan extends ShareCtes {
 
 /** The statement's own failure when the joined study share was revoked or locked after it was read. */
 const CLOSED = 'patient study share closed: ';
+/** How many uploader, patient and study keys the open study share is remembered for (the oldest forgotten first). */
+const REMEMBERED_GROUPS = 10_000;
 
 /**
  * The patient's own share of an upload (`docs/architecture.md` › Sharing), for the upload pipeline:
@@ -73,6 +77,19 @@ export function createPatientShares({
   publicUrl: string;
 }) {
   const repo = createSharingRepository(db);
+  /**
+   * The open patient study share of each uploader, patient and study this process last planned: the
+   * next instance joins it without reading it first (one statement less in the uploads of a study,
+   * which run one at a time: `bench/RESULTS.md` › Ingest: one statement per instance in a study's
+   * queue). Nothing is taken on trust: the join's statement reads the row again under its share
+   * lock, and one that is revoked or locked meanwhile fails it (`retryable`); the retry reads afresh.
+   */
+  const openGroups = new Map<string, string>();
+  const remember = (key: string, groupId: string) => {
+    openGroups.delete(key);
+    openGroups.set(key, groupId);
+    if (openGroups.size > REMEMBERED_GROUPS) openGroups.delete(openGroups.keys().next().value!);
+  };
 
   return {
     async plan(input: PatientShareInput): Promise<PatientSharePlan> {
@@ -107,9 +124,12 @@ export function createPatientShares({
           events: [created('shares', shareId, `image=${imageId} patient share`)],
           auditWhen: undefined,
         };
-      const open = await repo.openPatientGroup(uploaderId, patientId, studyUid);
+      const key = `${uploaderId}|${patientId}|${studyUid}`;
+      const known = input.fresh ? undefined : openGroups.get(key);
+      const open = known ? { id: known } : await repo.openPatientGroup(uploaderId, patientId, studyUid);
       if (!open) {
         const groupId = randomUUID();
+        remember(key, groupId);
         const group = {
           id: groupId,
           study_uid: studyUid,
@@ -133,6 +153,7 @@ export function createPatientShares({
           auditWhen: undefined,
         };
       }
+      remember(key, open.id);
       const member = row(open.id, GROUP_MEMBER_CODE);
       return {
         sharingId: open.id,
