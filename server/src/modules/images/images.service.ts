@@ -13,6 +13,7 @@ import { IntegrityError } from '../../crypto/envelope.ts';
 import type { PasswordHasher } from '../../crypto/passwords.ts';
 import type { Db } from '../../db/db.ts';
 import type { ImageRow } from '../../db/schema.ts';
+import { createGroupCommit } from '../../db/group-commit.ts';
 import { createTransactor } from '../../db/transactor.ts';
 import { AppError, errorMessage, forbidden, notFound, unavailable } from '../../errors.ts';
 import { assertInWindow, windowedPagination } from '../../http/list-window.ts';
@@ -59,7 +60,7 @@ interface Deps {
   /** DICOM parsing (upload checks, metadata columns) and the first frame for thumbnails. */
   dicom?: Pick<DicomEngine, 'inspectUpload' | 'thumbnail'>;
   /** The sharing module's port for the patient's own share of an upload (sharing/patient-share.ts). */
-  patientShares: Pick<PatientShares, 'plan' | 'retryable' | 'mail'>;
+  patientShares: Pick<PatientShares, 'plan' | 'retryable' | 'mail' | 'knownOpen' | 'committed'>;
   /** Rows of a list reachable by offset paging and counted (LIST_MAX_WINDOW; smaller in tests). */
   listWindow?: number;
 }
@@ -81,7 +82,7 @@ export function createImagesService(deps: Deps) {
     renderDicom: deps.dicom?.thumbnail,
     uploadsInFlight: () => uploader.inFlight() > 0,
   });
-  const uploader = createUploader({ ...deps, repo, jobs });
+  const uploader = createUploader({ ...deps, repo, jobs, commitRow: createGroupCommit(transaction, { images: repo }) });
 
   async function presentPage(actor: Actor, entries: ListEntry[]): Promise<Image[]> {
     const [images, shares] = await Promise.all([

@@ -228,6 +228,34 @@ describe('a study’s uploads in one process', () => {
     expect((await lastShareMail(patient)).sharingId).toBe(row.group_id);
   });
 
+  it('side by side once the share is open: all join it without a mail; after a revoke, one opens a new share and the rest join that', async () => {
+    const patient = await newUser(t, 'patient');
+    const studyUid = newUid();
+    const mails = t.smtp.countTo(patient.user.email);
+    const groupOf = async (id: string) => (await shareOf(id)).group_id;
+    await uploadInstance(studyUid, patient.user.id);
+    await service.idle();
+    const opened = await lastShareMail(patient);
+    const joined = await Promise.all([1, 2, 3, 4].map(() => uploadInstance(studyUid, patient.user.id)));
+    expect(new Set(await Promise.all(joined.map(groupOf)))).toEqual(new Set([opened.sharingId]));
+    await service.idle();
+    expect(t.smtp.countTo(patient.user.email)).toBe(mails + 1);
+
+    const revoked = await t.request({
+      method: 'DELETE',
+      url: `/api/studies/${studyUid}/shares/${opened.sharingId}`,
+      token: provider.token,
+    });
+    expect(revoked.statusCode, revoked.body).toBe(200);
+    const after = await Promise.all([1, 2, 3, 4].map(() => uploadInstance(studyUid, patient.user.id)));
+    await service.idle();
+    const groups = new Set(await Promise.all(after.map(groupOf)));
+    expect(groups.size).toBe(1);
+    expect(groups.has(opened.sharingId)).toBe(false);
+    expect(t.smtp.countTo(patient.user.email)).toBe(mails + 2);
+    expect((await lastShareMail(patient)).sharingId).toBe([...groups][0]);
+  });
+
   it('store one instance sent twice at once among others of its study once: one duplicate, the rest join the share', async () => {
     const patient = await newUser(t, 'patient');
     const studyUid = newUid();

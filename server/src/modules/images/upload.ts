@@ -31,6 +31,7 @@ import type { PatientSharePlan, PatientShares } from '../sharing/patient-share.t
 import { isUuid } from './access-policy.ts';
 import { SNIFF_BYTES, declarationMatches, declarationPlausible, detectType } from './file-type.ts';
 import { presentImage } from './image-presenter.ts';
+import type { GroupCommit } from '../../db/group-commit.ts';
 import type { ImagesRepository } from './images.repository.ts';
 import type { ImageJobs } from './jobs.ts';
 
@@ -83,7 +84,9 @@ interface Deps {
   log: Logger;
   jobs: Pick<ImageJobs, 'enqueueThumbnail' | 'track'>;
   /** The sharing module's rules for the patient's own share of an upload (which share, its rows, its mail). */
-  patientShares: Pick<PatientShares, 'plan' | 'retryable' | 'mail'>;
+  patientShares: Pick<PatientShares, 'plan' | 'retryable' | 'mail' | 'knownOpen' | 'committed'>;
+  /** Runs the upload's statement, committed together with others that arrive meanwhile (db/group-commit.ts). */
+  commitRow: GroupCommit<{ images: ImagesRepository }>;
   /** DICOM parsing for the upload check and the metadata columns. */
   dicom?: Pick<DicomEngine, 'inspectUpload'> | undefined;
 }
@@ -116,7 +119,7 @@ export function createKeyedQueue() {
  * the audit rows in one statement; the thumbnail and the patient's mail follow in the background.
  */
 export function createUploader(deps: Deps) {
-  const { repo, store, hasher, audit, settings, log, jobs, patientShares } = deps;
+  const { repo, store, hasher, audit, settings, log, jobs, patientShares, commitRow } = deps;
   let uploadsInFlight = 0;
   const oneAtATime = createKeyedQueue();
 
@@ -314,8 +317,8 @@ export function createUploader(deps: Deps) {
             patient && stored.dicomColumns?.dicom_study_uid && stored.dicomColumns.dicom_series_uid && sopInstanceUid
               ? stored.dicomColumns.dicom_study_uid
               : null;
-          // One upload of a study at a time per patient, so that its first image alone opens the share.
           const studyKey = studyUid ? `${actor.userId}|${patient!.id}|study|${studyUid}` : null;
+          const study = studyUid ? { uploaderId: actor.userId, patientId: patient!.id, studyUid } : null;
           // Up to three tries: the study share this process remembers may have closed (the second
           // reads it afresh), and another server may open one meanwhile (the third joins that).
           const attempt = async (tried: number) => {
@@ -342,40 +345,43 @@ export function createUploader(deps: Deps) {
             }
           };
           const insert = (share: PatientSharePlan | null) =>
-            // One statement: the row, the patient's share and their audit entries commit together, in one round trip.
-            // Blob first (durable above), row second: a crash between the two leaves only an orphan blob for the sweeper.
-            repo.insertUpload(
-              {
-                id: imageId,
-                uploader_id: actor.userId,
-                patient_id: patient?.id ?? null,
-                caption,
-                content_type: stored.type,
-                original_name: stored.filename.split(/[\\/]/).pop()!.slice(0, 255),
-                size_bytes: stored.size,
-                sha256: stored.sha256,
-                storage_key: imageId,
-                wrapped_key: stored.stored.wrappedKey,
-                key_id: stored.stored.keyId,
-                enc_format: stored.stored.format,
-                thumbnail_status: wantsThumbnail(stored) ? 'pending' : 'none',
-                ...(stored.dicomColumns ?? {}),
-              },
-              share,
-              stored.dicomMetadata,
-              audit.inStatement(
-                [
-                  {
-                    userId: actor.userId,
-                    action: 'image.upload',
-                    table: 'images',
-                    recordId: imageId,
-                    ip,
-                    reason: `type=${stored.type} bytes=${stored.size}`,
-                  },
-                  ...(share?.events ?? []),
-                ],
-                share?.auditWhen,
+            // One statement: the row, the patient's share and their audit entries commit together (with
+            // other uploads' statements that arrive meanwhile: commitRow). Blob first (durable above),
+            // row second: a crash between the two leaves only an orphan blob for the sweeper.
+            commitRow(({ images }) =>
+              images.insertUpload(
+                {
+                  id: imageId,
+                  uploader_id: actor.userId,
+                  patient_id: patient?.id ?? null,
+                  caption,
+                  content_type: stored.type,
+                  original_name: stored.filename.split(/[\\/]/).pop()!.slice(0, 255),
+                  size_bytes: stored.size,
+                  sha256: stored.sha256,
+                  storage_key: imageId,
+                  wrapped_key: stored.stored.wrappedKey,
+                  key_id: stored.stored.keyId,
+                  enc_format: stored.stored.format,
+                  thumbnail_status: wantsThumbnail(stored) ? 'pending' : 'none',
+                  ...(stored.dicomColumns ?? {}),
+                },
+                share,
+                stored.dicomMetadata,
+                audit.inStatement(
+                  [
+                    {
+                      userId: actor.userId,
+                      action: 'image.upload',
+                      table: 'images',
+                      recordId: imageId,
+                      ip,
+                      reason: `type=${stored.type} bytes=${stored.size}`,
+                    },
+                    ...(share?.events ?? []),
+                  ],
+                  share?.auditWhen,
+                ),
               ),
             );
           // One upload of an instance at a time, from its duplicate check to its row; within that, the
@@ -386,11 +392,19 @@ export function createUploader(deps: Deps) {
               ? await repo.findDuplicateInstance(actor.userId, patient?.id ?? null, sopInstanceUid)
               : undefined;
             if (duplicate) return { duplicate, image: null, share: null };
-            return oneAtATime(studyKey, async () => {
+            const shareAndRow = async () => {
               const result = (await attempt(0)) ?? (await attempt(1)) ?? (await attempt(2))!;
               committed = true;
-              return { duplicate: null, ...result };
-            });
+              if (study && result.share) patientShares.committed(study, result.share);
+              return result;
+            };
+            // A study's first upload opens its share alone, the others waiting; once this process has
+            // seen it open, they join it side by side (their statements then commit together).
+            const first =
+              study && !patientShares.knownOpen(study)
+                ? await oneAtATime(studyKey, async () => (patientShares.knownOpen(study) ? null : await shareAndRow()))
+                : null;
+            return { duplicate: null, ...(first ?? (await shareAndRow())) };
           });
           const { duplicate, image, share } = outcome;
           if (duplicate) {

@@ -26,6 +26,13 @@ export interface PatientShareInput {
   fresh?: boolean;
 }
 
+/** An uploader's images of one study for one patient: the key of the patient's study share. */
+export interface StudyOfPatient {
+  uploaderId: string;
+  patientId: string;
+  studyUid: string;
+}
+
 /** SQL the upload's one statement runs to write the patient's share with the image (audit.inStatement's pattern). */
 export interface ShareCtes {
   /** CTEs that must come first, before the audit CTEs (the joined study share's lock). */
@@ -78,13 +85,15 @@ export function createPatientShares({
 }) {
   const repo = createSharingRepository(db);
   /**
-   * The open patient study share of each uploader, patient and study this process last planned: the
-   * next instance joins it without reading it first (one statement less in the uploads of a study,
-   * which run one at a time: `bench/RESULTS.md` › Ingest: one statement per instance in a study's
-   * queue). Nothing is taken on trust: the join's statement reads the row again under its share
-   * lock, and one that is revoked or locked meanwhile fails it (`retryable`); the retry reads afresh.
+   * The open patient study share of each uploader, patient and study, as this process last saw it
+   * committed or read it: the next instance joins it without reading it first, and once it is known
+   * the study's uploads no longer wait for one another
+   * (`docs/decisions.md` › Ingest of a study: what waits for what). Nothing is taken on trust: the
+   * join's statement reads the row again under its share lock, and one revoked or locked meanwhile
+   * fails it (`retryable`); the retry reads afresh.
    */
   const openGroups = new Map<string, string>();
+  const keyOf = (s: StudyOfPatient) => `${s.uploaderId}|${s.patientId}|${s.studyUid}`;
   const remember = (key: string, groupId: string) => {
     openGroups.delete(key);
     openGroups.set(key, groupId);
@@ -92,6 +101,14 @@ export function createPatientShares({
   };
 
   return {
+    /** Whether this process has seen the patient's study share of this study open (it may have closed since). */
+    knownOpen: (study: StudyOfPatient): boolean => openGroups.has(keyOf(study)),
+
+    /** An upload's statement committed with this plan: its study share is open. */
+    committed(study: StudyOfPatient, plan: PatientSharePlan): void {
+      if (plan.opens !== 'image') remember(keyOf(study), plan.sharingId);
+    },
+
     async plan(input: PatientShareInput): Promise<PatientSharePlan> {
       const { uploaderId, patientId, imageId, studyUid, codeHash, ip } = input;
       const shareId = randomUUID();
@@ -124,12 +141,13 @@ export function createPatientShares({
           events: [created('shares', shareId, `image=${imageId} patient share`)],
           auditWhen: undefined,
         };
-      const key = `${uploaderId}|${patientId}|${studyUid}`;
+      const key = keyOf({ uploaderId, patientId, studyUid });
       const known = input.fresh ? undefined : openGroups.get(key);
       const open = known ? { id: known } : await repo.openPatientGroup(uploaderId, patientId, studyUid);
       if (!open) {
+        // Remembered once its row has committed (`committed`), not before: a join planned meanwhile would fail.
+        openGroups.delete(key);
         const groupId = randomUUID();
-        remember(key, groupId);
         const group = {
           id: groupId,
           study_uid: studyUid,
