@@ -1,5 +1,5 @@
-import { lazy, Suspense, type ComponentType, type LazyExoticComponent } from 'react';
-import { createBrowserRouter, Outlet, RouterProvider, type RouteObject } from 'react-router';
+import { isValidElement, lazy, Suspense, type ComponentType, type LazyExoticComponent, type ReactNode } from 'react';
+import { createBrowserRouter, matchRoutes, Outlet, RouterProvider, type RouteObject } from 'react-router';
 import { LogoutContext } from '../components/layout/logout-context';
 import { RouteFallback } from '../components/ui/route-fallback';
 import { paths } from '../config/paths';
@@ -11,7 +11,14 @@ import { RouteError } from './route-error';
 import { SignedOutOnly } from './signed-out-only';
 
 // Every page is its own chunk: the first visit downloads only the page it opens.
-const page = (load: () => Promise<{ default: ComponentType }>): LazyExoticComponent<ComponentType> => lazy(load);
+type PageModule = { default: ComponentType };
+/** Each lazily loaded page's import, so that preloadRouteChunks can start it before React asks for it. */
+const pageLoaders = new Map<unknown, () => Promise<PageModule>>();
+const page = (load: () => Promise<PageModule>): LazyExoticComponent<ComponentType> => {
+  const component = lazy(load);
+  pageLoaders.set(component, load);
+  return component;
+};
 
 const Landing = page(() => import('./routes/landing'));
 const ShareImage = page(() => import('./routes/share-image'));
@@ -117,6 +124,30 @@ export const routes: RouteObject[] = [
     ],
   },
 ];
+
+/**
+ * Starts downloading the chunks of every lazily loaded page that `pathname` opens, all at once
+ * (main.tsx, before the first render). Left to React, they load one level at a time: the signed-in
+ * frame's chunk must arrive and render before the page inside it is even requested (View Images:
+ * one more round trip and render on a slow link). The pages below RequireAuth are skipped when no
+ * session is stored: that visitor goes to the login page instead. The import() calls are the ones
+ * `lazy` makes later, so the browser fetches each chunk once.
+ */
+export function preloadRouteChunks(pathname: string, signedIn: boolean): void {
+  for (const { route } of matchRoutes(routes, pathname) ?? []) {
+    let element: ReactNode = route.element;
+    while (isValidElement(element)) {
+      if (element.type === RequireAuth && !signedIn) return;
+      const load = pageLoaders.get(element.type);
+      if (load) {
+        // A failed download shows when React renders the page (RouteError); nothing to do here.
+        load().catch(() => undefined);
+        break;
+      }
+      element = (element.props as { children?: ReactNode }).children;
+    }
+  }
+}
 
 const router = createBrowserRouter(routes);
 

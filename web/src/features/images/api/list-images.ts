@@ -14,6 +14,33 @@ export function imageListPath(role: RoleName | undefined): string {
 }
 
 export type ImageListArgs = { role: RoleName | undefined; page: number; limit: number };
+
+export const IMAGES_PAGE_SIZE = 10;
+
+/** Page 1 as the page asks for it: a read started before the page mounted must use the same key. */
+export const firstImagePage = (role: RoleName | undefined): ImageListArgs => ({
+  role,
+  page: 1,
+  limit: IMAGES_PAGE_SIZE,
+});
+
+/** Page 1's read started before the page first mounted (prefetch-view-images.ts), not yet taken by the page. */
+let prefetched: ImageListArgs | null = null;
+
+export function notePrefetchedFirstPage(args: ImageListArgs): void {
+  prefetched = args;
+}
+
+/** Whether page 1's read for `role` was started ahead of the page and not yet taken (a pure read). */
+export function hasPrefetchedFirstPage(role: RoleName | undefined): boolean {
+  return prefetched !== null && prefetched.role === role;
+}
+
+/** The page has mounted with that read: later mounts read the list again. */
+export function takePrefetchedFirstPage(): void {
+  prefetched = null;
+}
+
 export type ImagePage = { images: Image[]; pagination: Pagination | null };
 
 /** The tag every write that adds, removes or changes an image (or its access) invalidates. */

@@ -1,4 +1,5 @@
-import { StudyPaths, type Pagination, type StudySummary } from '@medshare/contracts';
+import type { Pagination, StudySummary } from '@medshare/contracts';
+import { StudyPaths } from '@medshare/contracts/studies';
 import type { ApiResult } from '../../../lib/api-client';
 import { apiSlice } from '../../../lib/api-slice';
 import { IMAGE_LIST_TAG } from './list-images';

@@ -1,4 +1,5 @@
-import { StudyPaths, type StudyDetail, type StudyShare, type StudyShareBody } from '@medshare/contracts';
+import type { StudyDetail, StudyShare, StudyShareBody } from '@medshare/contracts';
+import { StudyPaths } from '@medshare/contracts/studies';
 import type { ApiResult } from '../../../lib/api-client';
 import { apiSlice, dataOf } from '../../../lib/api-slice';
 import { IMAGE_LIST_TAG } from './list-images';

@@ -19,7 +19,7 @@ import {
 } from '../api/external-shares';
 import { formatDateTime } from '../utils/format-date';
 import { IMAGES_TOAST } from '../utils/toast-options';
-import { IssuedCode } from './external-share-dialog';
+import { IssuedCode } from './issued-code';
 
 const stateChip: Record<ExternalShareState, { label: string; color: 'success' | 'error' | 'default' }> = {
   active: { label: 'Active', color: 'success' },

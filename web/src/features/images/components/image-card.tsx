@@ -21,10 +21,10 @@ import IconButton from '@mui/material/IconButton';
 import Tooltip from '@mui/material/Tooltip';
 import Typography from '@mui/material/Typography';
 import type { Image } from '@medshare/contracts';
-import type { ReactNode } from 'react';
+import { memo, type ReactNode } from 'react';
 import { Link as RouterLink } from 'react-router';
 import { useBlobUrl } from '../hooks/use-blob-url';
-import { cardActions, cardDisplay, contentKind, mayShareByLink, type Viewer } from '../utils/card-rules';
+import { cardActions, cardDisplay, contentKind, mayShareByLink, previewPath, type Viewer } from '../utils/card-rules';
 import { formatDateTime } from '../utils/format-date';
 
 export type CardHandlers = {
@@ -71,11 +71,8 @@ function Placeholder({ icon, text, tone = 'text.secondary' }: { icon: ReactNode;
   );
 }
 
-function Thumbnail({ image }: { image: Image }) {
-  // The thumbnail when there is one; a picture whose thumbnail failed falls back to the original.
-  const path =
-    image.thumbnailUrl ??
-    (contentKind(image.contentType) === 'picture' && image.thumbnailStatus === 'failed' ? image.image_url : null);
+function Thumbnail({ image, viewer }: { image: Image; viewer: Viewer }) {
+  const path = previewPath(image, viewer);
   const blob = useBlobUrl(path);
   const kind = contentKind(image.contentType);
 
@@ -120,7 +117,12 @@ const stateTexts = {
 
 const fullName = (u: { firstname: string; lastname: string }) => `${u.firstname} ${u.lastname}`.trim() || 'N/A';
 
-export function ImageCard(props: ImageCardProps) {
+/**
+ * Memoised: the page re-renders as each of its reads answers (lists, settings, the signed-in user),
+ * and a card changes only with its own image; on a phone each needless pass over the cards cost tens
+ * of milliseconds of blocked main thread. The page passes stable handlers and viewer for this.
+ */
+export const ImageCard = memo(function ImageCard(props: ImageCardProps) {
   const { image, viewer, locale, timeZone, aiPath, dicomPath } = props;
   const display = cardDisplay(image, viewer);
   const actions = cardActions(image, viewer);
@@ -137,7 +139,7 @@ export function ImageCard(props: ImageCardProps) {
       sx={{ display: 'flex', flexDirection: 'column', height: '100%' }}
     >
       {display.kind === 'content' ? (
-        <Thumbnail image={image} />
+        <Thumbnail image={image} viewer={viewer} />
       ) : (
         <Placeholder icon={stateTexts[display.kind].icon} text={stateTexts[display.kind].text} tone="warning.dark" />
       )}
@@ -254,4 +256,4 @@ export function ImageCard(props: ImageCardProps) {
       </CardActions>
     </Card>
   );
-}
+});

@@ -3,8 +3,10 @@ import Box from '@mui/material/Box';
 import Button from '@mui/material/Button';
 import LinearProgress from '@mui/material/LinearProgress';
 import Typography from '@mui/material/Typography';
-import { SharingMessages, type AccessState, type Image, type StudySummary } from '@medshare/contracts';
-import { useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
+import type { AccessState, Image, StudySummary } from '@medshare/contracts';
+// The module, not the package's index: the index would build every schema of every feature here.
+import { SharingMessages } from '@medshare/contracts/sharing';
+import { lazy, Suspense, useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import { Link as RouterLink, useSearchParams } from 'react-router';
 import { paths } from '../../../config/paths';
 import { selectUser } from '../../../lib/session';
@@ -16,16 +18,31 @@ import { useStudyList } from '../hooks/use-study-list';
 import { usePublicSettings } from '../../../lib/public-settings';
 import { splitImages, type Viewer } from '../utils/card-rules';
 import { IMAGES_TOAST } from '../utils/toast-options';
-import { ContentViewerDialog } from './content-viewer-dialog';
-import { DeleteDialog } from './delete-dialog';
 import { ExternalLinksSection } from './external-links-section';
-import { ExternalShareDialog, type LinkTarget as ExternalLinkTarget } from './external-share-dialog';
+import type { LinkTarget as ExternalLinkTarget } from './external-share-dialog';
 import { ImageCard, type CardHandlers } from './image-card';
 import { PagingControl } from './paging-control';
-import { ShareDialog } from './share-dialog';
-import { ShareStudyDialog } from './share-study-dialog';
 import { StudyCard } from './study-card';
-import { VerifyDialog } from './verify-dialog';
+
+// The dialogs' code (forms, pickers, the full-size viewer) loads when one first opens: showing the
+// page does not need it, and on a phone it was a third of the page's download and start-up work.
+const ShareDialog = lazy(() => import('./share-dialog').then((m) => ({ default: m.ShareDialog })));
+const ShareStudyDialog = lazy(() => import('./share-study-dialog').then((m) => ({ default: m.ShareStudyDialog })));
+const VerifyDialog = lazy(() => import('./verify-dialog').then((m) => ({ default: m.VerifyDialog })));
+const ExternalShareDialog = lazy(() =>
+  import('./external-share-dialog').then((m) => ({ default: m.ExternalShareDialog })),
+);
+const DeleteDialog = lazy(() => import('./delete-dialog').then((m) => ({ default: m.DeleteDialog })));
+const ContentViewerDialog = lazy(() =>
+  import('./content-viewer-dialog').then((m) => ({ default: m.ContentViewerDialog })),
+);
+
+/** A lazily loaded dialog, mounted from its first opening on (it then stays, so that closing animates). */
+function OnceOpened({ open, children }: { open: boolean; children: ReactNode }) {
+  const [opened, setOpened] = useState(open);
+  if (open && !opened) setOpened(true);
+  return opened ? <Suspense fallback={null}>{children}</Suspense> : null;
+}
 
 const extensions: Record<string, string> = {
   'image/jpeg': 'jpg',
@@ -223,23 +240,33 @@ export function ViewImagesPage({
   const morePages = (pagination?.totalPages ?? 1) > 1 || (studyList.pagination?.totalPages ?? 1) > 1;
   const linked = useVerifyLink(targets, listsReady, morePages);
 
-  if (!user) return null;
-  const viewer: Viewer = { id: user.id, role: user.role };
+  // Stable between renders, so that the memoised cards re-render only when their image changes.
+  const viewerId = user?.id;
+  const viewerRole = user?.role;
+  const viewer = useMemo<Viewer | null>(
+    () => (viewerId && viewerRole ? { id: viewerId, role: viewerRole } : null),
+    [viewerId, viewerRole],
+  );
+  const handlers = useMemo<CardHandlers>(
+    () => ({
+      onShare: setSharing,
+      onShareByLink: (image) =>
+        setLinking({
+          kind: 'image',
+          imageId: image.id,
+          caption: image.caption,
+          dicom: image.contentType === 'application/dicom',
+        }),
+      onVerify: setVerifying,
+      onDelete: setDeleting,
+      onView: setViewing,
+      onDownload: (image) => void download(image),
+    }),
+    [],
+  );
+
+  if (!user || !viewer) return null;
   const { uploaded, shared } = splitImages(images);
-  const handlers: CardHandlers = {
-    onShare: setSharing,
-    onShareByLink: (image) =>
-      setLinking({
-        kind: 'image',
-        imageId: image.id,
-        caption: image.caption,
-        dicom: image.contentType === 'application/dicom',
-      }),
-    onVerify: setVerifying,
-    onDelete: setDeleting,
-    onView: setViewing,
-    onDownload: (image) => void download(image),
-  };
   const card = (image: Image) => (
     <ImageCard
       image={image}
@@ -351,40 +378,52 @@ export function ViewImagesPage({
       )}
       <ExternalLinksSection locale={displayLocale} timeZone={displayTimeZone} />
 
-      <ShareDialog
-        image={sharing}
-        viewerId={user.id}
-        locale={displayLocale}
-        timeZone={displayTimeZone}
-        onClose={() => setSharing(null)}
-        onShared={reload}
-      />
-      <ShareStudyDialog
-        study={sharingStudy?.studyUid ? { ...sharingStudy, studyUid: sharingStudy.studyUid } : null}
-        viewerId={user.id}
-        locale={displayLocale}
-        timeZone={displayTimeZone}
-        onClose={() => setSharingStudy(null)}
-      />
-      <VerifyDialog
-        image={verifying}
-        study={verifyingStudy}
-        linkedSharingId={linked.sharingId}
-        onClose={() => {
-          setVerifying(null);
-          setVerifyingStudy(null);
-          linked.clear();
-        }}
-        onVerified={reload}
-      />
-      <ExternalShareDialog
-        target={linking}
-        locale={displayLocale}
-        timeZone={displayTimeZone}
-        onClose={() => setLinking(null)}
-      />
-      <DeleteDialog image={deleting} onClose={() => setDeleting(null)} onDeleted={reload} />
-      <ContentViewerDialog image={viewing} onClose={() => setViewing(null)} />
+      <OnceOpened open={sharing !== null}>
+        <ShareDialog
+          image={sharing}
+          viewerId={user.id}
+          locale={displayLocale}
+          timeZone={displayTimeZone}
+          onClose={() => setSharing(null)}
+          onShared={reload}
+        />
+      </OnceOpened>
+      <OnceOpened open={sharingStudy !== null}>
+        <ShareStudyDialog
+          study={sharingStudy?.studyUid ? { ...sharingStudy, studyUid: sharingStudy.studyUid } : null}
+          viewerId={user.id}
+          locale={displayLocale}
+          timeZone={displayTimeZone}
+          onClose={() => setSharingStudy(null)}
+        />
+      </OnceOpened>
+      <OnceOpened open={verifying !== null || verifyingStudy !== null || linked.sharingId !== null}>
+        <VerifyDialog
+          image={verifying}
+          study={verifyingStudy}
+          linkedSharingId={linked.sharingId}
+          onClose={() => {
+            setVerifying(null);
+            setVerifyingStudy(null);
+            linked.clear();
+          }}
+          onVerified={reload}
+        />
+      </OnceOpened>
+      <OnceOpened open={linking !== null}>
+        <ExternalShareDialog
+          target={linking}
+          locale={displayLocale}
+          timeZone={displayTimeZone}
+          onClose={() => setLinking(null)}
+        />
+      </OnceOpened>
+      <OnceOpened open={deleting !== null}>
+        <DeleteDialog image={deleting} onClose={() => setDeleting(null)} onDeleted={reload} />
+      </OnceOpened>
+      <OnceOpened open={viewing !== null}>
+        <ContentViewerDialog image={viewing} onClose={() => setViewing(null)} />
+      </OnceOpened>
     </>
   );
 }

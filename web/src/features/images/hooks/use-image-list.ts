@@ -1,10 +1,14 @@
 import type { RoleName } from '@medshare/contracts';
 import { useEffect, useState } from 'react';
 import { toast } from '../../../lib/notify';
-import { useListImagesQuery } from '../api/list-images';
+import {
+  IMAGES_PAGE_SIZE,
+  hasPrefetchedFirstPage,
+  takePrefetchedFirstPage,
+  useListImagesQuery,
+} from '../api/list-images';
 import { IMAGES_TOAST } from '../utils/toast-options';
 
-export const IMAGES_PAGE_SIZE = 10;
 /** While a thumbnail is being made after an upload, the list is asked again this often. */
 const THUMBNAIL_POLL_MS = 2500;
 
@@ -13,12 +17,23 @@ const THUMBNAIL_POLL_MS = 2500;
  * delete or upload anywhere invalidates it, so every screen showing it refreshes.
  */
 export function useImageList(role: RoleName | undefined) {
-  const [page, setPage] = useState(1);
+  const [page, setPageState] = useState(1);
+  // The read started at start-up for this very opening of the page is its opening read; any later
+  // mount, or another page of the list, reads again.
+  // Taken when the page has mounted (a render React discards must find it still there).
+  const [openedWithPrefetch, setOpenedWithPrefetch] = useState(() => hasPrefetchedFirstPage(role));
+  useEffect(() => {
+    if (openedWithPrefetch) takePrefetchedFirstPage();
+  }, [openedWithPrefetch]);
+  const setPage = (next: number) => {
+    setOpenedWithPrefetch(false);
+    setPageState(next);
+  };
   const [waitingForThumbnail, setWaitingForThumbnail] = useState(false);
   const { data, isFetching, isError, error, refetch } = useListImagesQuery(
     { role, page, limit: IMAGES_PAGE_SIZE },
     // Others share, verify and revoke: opening the page or another page of it reads the list again.
-    { pollingInterval: waitingForThumbnail ? THUMBNAIL_POLL_MS : 0, refetchOnMountOrArgChange: true },
+    { pollingInterval: waitingForThumbnail ? THUMBNAIL_POLL_MS : 0, refetchOnMountOrArgChange: !openedWithPrefetch },
   );
   const images = data?.images ?? [];
   const pagination = data?.pagination ?? null;
@@ -29,7 +44,10 @@ export function useImageList(role: RoleName | undefined) {
 
   // A delete can empty the last page: step back to the page that now is the last.
   useEffect(() => {
-    if (pagination && pagination.totalPages > 0 && page > pagination.totalPages) setPage(pagination.totalPages);
+    if (pagination && pagination.totalPages > 0 && page > pagination.totalPages) {
+      setOpenedWithPrefetch(false);
+      setPageState(pagination.totalPages);
+    }
   }, [pagination, page]);
 
   useEffect(() => {

@@ -91,3 +91,16 @@ export function contentKind(contentType: string): ContentKind {
   if (contentType === 'application/dicom') return 'dicom';
   return 'other';
 }
+
+/**
+ * The path whose bytes a card's preview shows: the thumbnail when there is one; a picture whose
+ * thumbnail failed falls back to the original. Null when the card shows a state instead
+ * (`cardDisplay`) or has no preview to read.
+ */
+export function previewPath(image: Image, viewer: Viewer): string | null {
+  if (cardDisplay(image, viewer).kind !== 'content') return null;
+  return (
+    image.thumbnailUrl ??
+    (contentKind(image.contentType) === 'picture' && image.thumbnailStatus === 'failed' ? image.image_url : null)
+  );
+}

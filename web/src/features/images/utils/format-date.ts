@@ -1,3 +1,25 @@
+const OPTIONS: Intl.DateTimeFormatOptions = { dateStyle: 'medium', timeStyle: 'short' };
+
+/**
+ * One formatter per locale and time zone: building an Intl.DateTimeFormat costs far more than
+ * formatting with one (the cards of a page made one per date, tens of milliseconds on a phone).
+ */
+const formatters = new Map<string, Intl.DateTimeFormat>();
+
+function formatter(locale: string, timeZone: string): Intl.DateTimeFormat {
+  const key = `${locale}\u0000${timeZone}`;
+  let format = formatters.get(key);
+  if (!format) {
+    try {
+      format = new Intl.DateTimeFormat(locale, { ...OPTIONS, timeZone });
+    } catch {
+      format = new Intl.DateTimeFormat('en-PK', { ...OPTIONS, timeZone: 'Asia/Karachi' });
+    }
+    formatters.set(key, format);
+  }
+  return format;
+}
+
 /**
  * Dates in the configured locale and time zone (`docs/architecture.md` › Frontend); a bad setting falls back
  * to the default.
@@ -5,10 +27,5 @@
 export function formatDateTime(iso: string, locale: string, timeZone: string): string {
   const date = new Date(iso);
   if (Number.isNaN(date.getTime())) return '';
-  const options: Intl.DateTimeFormatOptions = { dateStyle: 'medium', timeStyle: 'short' };
-  try {
-    return new Intl.DateTimeFormat(locale, { ...options, timeZone }).format(date);
-  } catch {
-    return new Intl.DateTimeFormat('en-PK', { ...options, timeZone: 'Asia/Karachi' }).format(date);
-  }
+  return formatter(locale, timeZone).format(date);
 }
