@@ -114,6 +114,16 @@ async function shareOf(imageId: string) {
 const content = async (id: string, token: string) =>
   (await t.request({ method: 'GET', url: `/api/images/${id}/content`, token })).statusCode;
 
+/** The provider revokes the patient's study share (through the API). */
+async function revokeStudyShare(studyUid: string, sharingId: string) {
+  const revoked = await t.request({
+    method: 'DELETE',
+    url: `/api/studies/${studyUid}/shares/${sharingId}`,
+    token: provider.token,
+  });
+  expect(revoked.statusCode, revoked.body).toBe(200);
+}
+
 /** The patient study share the last mail to `to` names, and its code. */
 async function lastShareMail(to: SignedIn) {
   const mail = await t.smtp.lastTo(to.user.email);
@@ -137,14 +147,7 @@ describe('an image joining the patient’s study share while it changes (review 
     expect(await content(first, patient.token)).toBe(200);
     const mails = t.smtp.countTo(patient.user.email);
 
-    between = async () => {
-      const revoked = await t.request({
-        method: 'DELETE',
-        url: `/api/studies/${studyUid}/shares/${opened.sharingId}`,
-        token: provider.token,
-      });
-      expect(revoked.statusCode, revoked.body).toBe(200);
-    };
+    between = () => revokeStudyShare(studyUid, opened.sharingId);
     const second = await uploadInstance(studyUid, patient.user.id);
     expect(between).toBeNull();
     await service.idle();
@@ -210,12 +213,7 @@ describe('a study’s uploads in one process', () => {
     ]);
     expect(t.smtp.countTo(patient.user.email)).toBe(mails + 1);
 
-    const revoked = await t.request({
-      method: 'DELETE',
-      url: `/api/studies/${studyUid}/shares/${opened.sharingId}`,
-      token: provider.token,
-    });
-    expect(revoked.statusCode, revoked.body).toBe(200);
+    await revokeStudyShare(studyUid, opened.sharingId);
     // The process still remembers the revoked share: the join fails in its statement, and the retry opens a new one.
     const third = await uploadInstance(studyUid, patient.user.id);
     const fourth = await uploadInstance(studyUid, patient.user.id);
@@ -241,12 +239,7 @@ describe('a study’s uploads in one process', () => {
     await service.idle();
     expect(t.smtp.countTo(patient.user.email)).toBe(mails + 1);
 
-    const revoked = await t.request({
-      method: 'DELETE',
-      url: `/api/studies/${studyUid}/shares/${opened.sharingId}`,
-      token: provider.token,
-    });
-    expect(revoked.statusCode, revoked.body).toBe(200);
+    await revokeStudyShare(studyUid, opened.sharingId);
     const after = await Promise.all([1, 2, 3, 4].map(() => uploadInstance(studyUid, patient.user.id)));
     await service.idle();
     const groups = new Set(await Promise.all(after.map(groupOf)));
