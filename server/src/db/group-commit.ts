@@ -36,16 +36,13 @@ export function createGroupCommit<R>(
           await alone(batch[0]!);
           continue;
         }
-        let results: unknown[] | null = null;
-        try {
-          results = await transaction.run(async (repos) => {
+        const results = await transaction
+          .run(async (repos) => {
             const out: unknown[] = [];
             for (const job of batch) out.push(await job.run(repos));
             return out;
-          });
-        } catch {
-          results = null;
-        }
+          })
+          .catch(() => null);
         if (results) batch.forEach((job, i) => job.resolve(results[i]));
         else for (const job of batch) await alone(job);
       }

@@ -23,12 +23,10 @@ async function loadSdk() {
 
 /** Any S3-compatible store. A put is a multipart upload that is aborted on any error. */
 export function createS3Storage(s: S3Settings): BlobStorage {
-  const sdk = loadSdk();
-  // Seen by the first call that awaits it; never an unhandled rejection meanwhile.
-  sdk.catch(() => undefined);
-  const connect = async () => {
-    const { S3Client } = await sdk;
-    return new S3Client({
+  // The SDK and the client, made once; seen by the first call that awaits them, never an unhandled rejection meanwhile.
+  const ready = loadSdk().then((sdk) => ({
+    sdk,
+    client: new sdk.S3Client({
       region: s.region,
       ...(s.endpoint ? { endpoint: s.endpoint } : {}),
       forcePathStyle: s.forcePathStyle,
@@ -38,9 +36,8 @@ export function createS3Storage(s: S3Settings): BlobStorage {
       ...(s.accessKeyId && s.secretAccessKey
         ? { credentials: { accessKeyId: s.accessKeyId, secretAccessKey: s.secretAccessKey } }
         : {}),
-    });
-  };
-  const ready = connect();
+    }),
+  }));
   ready.catch(() => undefined);
   const full = (key: string) => `${s.prefix}${key}`;
 
@@ -49,7 +46,10 @@ export function createS3Storage(s: S3Settings): BlobStorage {
 
     async put(key: string, body: Readable) {
       assertBlobKey(key);
-      const [client, { Upload, DeleteObjectCommand }] = await Promise.all([ready, sdk]);
+      const {
+        client,
+        sdk: { Upload, DeleteObjectCommand },
+      } = await ready;
       let bytes = 0;
       body.on('data', (c: Buffer) => {
         bytes += c.length;
@@ -82,7 +82,10 @@ export function createS3Storage(s: S3Settings): BlobStorage {
 
     async get(key: string) {
       assertBlobKey(key);
-      const [client, { GetObjectCommand, NoSuchKey }] = await Promise.all([ready, sdk]);
+      const {
+        client,
+        sdk: { GetObjectCommand, NoSuchKey },
+      } = await ready;
       try {
         const out = await client.send(new GetObjectCommand({ Bucket: s.bucket, Key: full(key) }));
         if (!out.Body) throw new BlobNotFoundError(key);
@@ -96,12 +99,18 @@ export function createS3Storage(s: S3Settings): BlobStorage {
 
     async delete(key: string) {
       assertBlobKey(key);
-      const [client, { DeleteObjectCommand }] = await Promise.all([ready, sdk]);
+      const {
+        client,
+        sdk: { DeleteObjectCommand },
+      } = await ready;
       await client.send(new DeleteObjectCommand({ Bucket: s.bucket, Key: full(key) }));
     },
 
     async *list(): AsyncIterable<BlobInfo> {
-      const [client, { ListObjectsV2Command }] = await Promise.all([ready, sdk]);
+      const {
+        client,
+        sdk: { ListObjectsV2Command },
+      } = await ready;
       let token: string | undefined;
       do {
         const page = await client.send(
@@ -116,7 +125,10 @@ export function createS3Storage(s: S3Settings): BlobStorage {
 
     async removeStalePartials(before: Date) {
       let removed = 0;
-      const [client, { ListMultipartUploadsCommand, AbortMultipartUploadCommand }] = await Promise.all([ready, sdk]);
+      const {
+        client,
+        sdk: { ListMultipartUploadsCommand, AbortMultipartUploadCommand },
+      } = await ready;
       try {
         const out = await client.send(new ListMultipartUploadsCommand({ Bucket: s.bucket, Prefix: s.prefix }));
         for (const u of out.Uploads ?? []) {
@@ -134,12 +146,15 @@ export function createS3Storage(s: S3Settings): BlobStorage {
     },
 
     async check() {
-      const [client, { HeadBucketCommand }] = await Promise.all([ready, sdk]);
+      const {
+        client,
+        sdk: { HeadBucketCommand },
+      } = await ready;
       await client.send(new HeadBucketCommand({ Bucket: s.bucket }));
     },
 
     close() {
-      void ready.then((client) => client.destroy()).catch(() => undefined);
+      void ready.then(({ client }) => client.destroy()).catch(() => undefined);
     },
   };
 }

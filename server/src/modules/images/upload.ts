@@ -21,6 +21,7 @@ import {
   unavailable,
   unsupportedType,
 } from '../../errors.ts';
+import type { GroupCommit } from '../../db/group-commit.ts';
 import type { EncryptedStore, StoredObject } from '../../storage/encrypted-store.ts';
 import type { AuditService } from '../audit/audit.service.ts';
 import type { Actor } from '../auth/actor.ts';
@@ -31,7 +32,6 @@ import type { PatientSharePlan, PatientShares } from '../sharing/patient-share.t
 import { isUuid } from './access-policy.ts';
 import { SNIFF_BYTES, declarationMatches, declarationPlausible, detectType } from './file-type.ts';
 import { presentImage } from './image-presenter.ts';
-import type { GroupCommit } from '../../db/group-commit.ts';
 import type { ImagesRepository } from './images.repository.ts';
 import type { ImageJobs } from './jobs.ts';
 
