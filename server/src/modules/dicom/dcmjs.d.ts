@@ -14,6 +14,8 @@ declare module 'dcmjs' {
     data: {
       DicomMessage: { readFile(buffer: ArrayBuffer, options?: Record<string, unknown>): DicomDict };
       DicomDict: typeof DicomDict;
+      /** The standard data dictionary, by '(GGGG,EEEE)'; `vr` as the standard gives it ('xs', 'ox' for ambiguous ones). */
+      DicomMetaDictionary: { dictionary: Record<string, { vr?: string } | undefined> };
     };
     log: { setLevel(level: string): void };
   };

@@ -1,5 +1,6 @@
 import dcmjs from 'dcmjs';
-import { type ParsedDicom, dcmjsSource } from './dicom-core.ts';
+import type { DataSet, Element } from 'dicom-parser';
+import { type ParsedDicom, TransferSyntax, dcmjsSource } from './dicom-core.ts';
 
 /** An attribute of the DICOM JSON model (PS3.18 Annex F). */
 export interface JsonAttribute {
@@ -95,9 +96,253 @@ function convert(dict: Record<string, { vr: string; Value?: unknown[] }>): Dicom
   return out;
 }
 
-/** The data set (without the File Meta group) in the DICOM JSON model, each text value capped (textCapOf). */
-export function toDicomJson(input: Uint8Array, parsed: ParsedDicom): DicomJson {
-  // Native pixel data is left out before dcmjs reads the object (the JSON leaves it out anyway).
+/** An attribute as dcmjs reads it (the input of `convert`): binary values as ArrayBuffers, person names as objects. */
+type ReadAttribute = { vr: string; Value?: unknown[] };
+type ReadDict = Record<string, ReadAttribute>;
+
+/**
+ * dcmjs's reading of the data set: the reference for `readParsed`, and the reader of every object
+ * that one declines. Native pixel data is left out before dcmjs reads the object.
+ */
+export function readWithDcmjs(input: Uint8Array, parsed: ParsedDicom): ReadDict {
   const message = dcmjs.data.DicomMessage.readFile(dcmjsSource(input, parsed, 'none'), { ignoreErrors: true });
-  return convert(message.dict as Record<string, { vr: string; Value?: unknown[] }>);
+  return message.dict as ReadDict;
 }
+
+/** Text VRs read byte for byte (dcmjs readAsciiString); the others are decoded by the character set. */
+const ASCII_VRS = new Set(['AE', 'AS', 'CS', 'DA', 'DS', 'DT', 'IS', 'TM', 'UI', 'UR']);
+const ENCODED_VRS = new Set(['LO', 'LT', 'PN', 'SH', 'ST', 'UC', 'UT']);
+/** Binary numbers: bytes per value and how one is read (little endian). */
+const NUMBERS: Readonly<Record<string, { size: number; read: (v: DataView, at: number) => number }>> = {
+  US: { size: 2, read: (v, at) => v.getUint16(at, true) },
+  SS: { size: 2, read: (v, at) => v.getInt16(at, true) },
+  UL: { size: 4, read: (v, at) => v.getUint32(at, true) },
+  SL: { size: 4, read: (v, at) => v.getInt32(at, true) },
+  FL: { size: 4, read: (v, at) => v.getFloat32(at, true) },
+  FD: { size: 8, read: (v, at) => v.getFloat64(at, true) },
+  // dcmjs gives an attribute tag as one number, group × 65 536 + element.
+  AT: { size: 4, read: (v, at) => v.getUint16(at, true) * 65_536 + v.getUint16(at + 2, true) },
+};
+/** Multiple values whose last one is padded to an even length lose that pad (dcmjs dropPadByte); the VRs with a maximum. */
+const PAD_DROPPED: Readonly<Record<string, string>> = {
+  AE: ' ',
+  AS: ' ',
+  CS: ' ',
+  DA: ' ',
+  DS: ' ',
+  DT: ' ',
+  IS: ' ',
+  LO: ' ',
+  SH: ' ',
+  ST: ' ',
+  TM: ' ',
+  UI: '\0',
+};
+/** The character sets read here (dcmjs's mapping, by the first value normalised); any other is left to dcmjs. */
+const DECODERS: Readonly<Record<string, string>> = {
+  '': 'iso-8859-1',
+  'iso-ir-6': 'iso-8859-1',
+  'iso-2022-ir-6': 'iso-8859-1',
+  'iso-ir-100': 'latin1',
+  'iso-2022-ir-100': 'latin1',
+  'iso-ir-192': 'utf-8',
+};
+const decoders = new Map<string, InstanceType<typeof TextDecoder>>();
+const decoderFor = (label: string) => {
+  let decoder = decoders.get(label);
+  if (!decoder) decoders.set(label, (decoder = new TextDecoder(label)));
+  return decoder;
+};
+const rtrim = (s: string) => s.replace(/\s*$/g, '');
+const numberOf = (s: string) => {
+  const kept = s.trim().replace(/[^0-9.\\\-+e]/gi, '');
+  return kept === '' ? null : Number(kept);
+};
+
+/** dcmjs declines nothing, so neither do the callers: a `Decline` only sends the object to dcmjs. */
+class Decline extends Error {}
+
+function dropPad(values: string[], vr: string): string[] {
+  const pad = PAD_DROPPED[vr];
+  if (pad === undefined || values.length < 2) return values;
+  const last = values[values.length - 1]!;
+  if (last.length % 2 !== 0 && last.endsWith(pad)) values[values.length - 1] = last.slice(0, -1);
+  return values;
+}
+
+/** A text value as dcmjs makes it, from its decoded (or byte-for-byte) string. */
+function textValues(vr: string, s: string): unknown[] {
+  switch (vr) {
+    case 'AE':
+    case 'LO':
+    case 'SH':
+      return dropPad(s.trim().split('\\'), vr);
+    case 'CS':
+      return dropPad(s.split('\\'), vr).map((v) => v.trim());
+    case 'DS':
+    case 'IS':
+      return dropPad(s.split('\\'), vr).map(numberOf);
+    case 'AS':
+    case 'DA':
+    case 'DT':
+    case 'UR':
+      return dropPad(s.split('\\'), vr);
+    case 'ST':
+    case 'TM':
+    case 'UC':
+    case 'UT':
+      return dropPad(rtrim(s).split('\\'), vr);
+    case 'LT':
+      return [rtrim(s)];
+    case 'UI': {
+      const unpadded = s.endsWith('\0') ? s.slice(0, -1) : s;
+      return dropPad(unpadded.split('\\'), vr).map((v) => v.replace(/[^0-9.]/g, ''));
+    }
+    case 'PN': {
+      const unpadded = s.endsWith(' ') ? s.slice(0, -1) : s;
+      return unpadded
+        .split('\\')
+        .filter(Boolean)
+        .map((v) => {
+          const [alphabetic, ideographic, phonetic] = v.split('=');
+          return {
+            ...(alphabetic ? { Alphabetic: alphabetic } : {}),
+            ...(ideographic ? { Ideographic: ideographic } : {}),
+            ...(phonetic ? { Phonetic: phonetic } : {}),
+          };
+        });
+    }
+  }
+  throw new Decline(vr);
+}
+
+/** The VR dcmjs gives an element of an implicit VR data set (its dictionary, else its fallbacks). */
+function implicitVr(tag: string, element: Element): string {
+  const group = Number.parseInt(tag.slice(1, 5), 16);
+  const number = Number.parseInt(tag.slice(5, 9), 16);
+  const key = `(${tag.slice(1, 5)},${tag.slice(5, 9)})`.toUpperCase();
+  const known = dcmjs.data.DicomMetaDictionary.dictionary[key]?.vr;
+  if (known === 'ox') return 'OW';
+  if (known === 'xs') return 'US';
+  if (known) return known.length === 2 ? known : 'UN';
+  if (element.hadUndefinedLength) {
+    // dicom-parser keeps no items of a private sequence; dcmjs reads them.
+    if (group % 2 === 1) throw new Decline(tag);
+    return 'SQ';
+  }
+  if (tag === 'x7fe00010') return 'OW';
+  if (group % 2 === 1 && number > 0 && number < 0x100) return 'LO';
+  return 'UN';
+}
+
+/**
+ * The data set in the form dcmjs reads it, made from the parse the upload check already did
+ * (dicom-parser), so that an object is parsed once: the same VRs, values and text rules as dcmjs
+ * 0.51 (held to it across the fixtures by dicom-json.test.ts). Declines (null) what it does not
+ * read the same way: big endian, character sets other than Latin-1 and UTF-8, explicit UN of a
+ * known attribute, binary values of undefined length, numbers of a length that is no multiple of
+ * their size.
+ */
+export function readParsed(parsed: ParsedDicom): ReadDict | null {
+  if (parsed.transferSyntax === TransferSyntax.explicitBE) return null;
+  const implicit = parsed.transferSyntax === TransferSyntax.implicitLE;
+  const bytes = parsed.byteArray;
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const top = parsed.dataSet;
+  let decoder = decoderFor('latin1');
+  const charset = top.elements.x00080005;
+  if (charset) {
+    const values = Buffer.from(bytes.buffer, bytes.byteOffset + charset.dataOffset, charset.length)
+      .toString('latin1')
+      .split('\\')
+      .map((v) => v.trim());
+    const label = DECODERS[values[0]!.replace(/[_ ]/g, '-').toLowerCase()];
+    if (values.length > 1 || label === undefined) return null;
+    decoder = decoderFor(label);
+  }
+
+  const read = (ds: DataSet, nested: boolean): ReadDict => {
+    const out: ReadDict = {};
+    for (const tag of Object.keys(ds.elements)) {
+      if (!nested && tag.startsWith('x0002')) continue;
+      // dicom-parser keeps an item's delimiter as an element of the item.
+      if (nested && tag === 'xfffee00d') continue;
+      if (nested && tag === 'x00080005') throw new Decline(tag);
+      const element = ds.elements[tag]!;
+      const key = tag.slice(1).toUpperCase();
+      const vr = implicit ? implicitVr(tag, element) : element.vr;
+      if (!vr) throw new Decline(tag);
+      if (vr === 'UN' && !implicit) {
+        const known = dcmjs.data.DicomMetaDictionary.dictionary[`(${key.slice(0, 4)},${key.slice(4)})`];
+        if (known?.vr) throw new Decline(tag);
+      }
+      if (tag === 'x00080005' && !nested) {
+        out[key] = { vr: 'CS', Value: ['ISO_IR 192'] };
+        continue;
+      }
+      if (tag === 'x7fe00010') {
+        out[key] = { vr, Value: [] };
+        continue;
+      }
+      if (vr === 'SQ') {
+        if (!element.items && element.length > 0) throw new Decline(tag);
+        // dcmjs keeps no empty item (nothing between the item's start and its end).
+        const items = (element.items ?? []).filter((item) =>
+          Object.keys(item.dataSet?.elements ?? {}).some((t) => t !== 'xfffee00d'),
+        );
+        out[key] = { vr, Value: items.map((item) => read(item.dataSet!, true)) };
+        continue;
+      }
+      const { dataOffset: at, length } = element;
+      if (element.hadUndefinedLength) throw new Decline(tag);
+      const number = NUMBERS[vr];
+      if (number) {
+        if (length === 0) {
+          out[key] = { vr, Value: vr === 'AT' ? [] : [0] };
+          continue;
+        }
+        if (length % number.size !== 0) throw new Decline(tag);
+        const values: number[] = [];
+        for (let i = 0; i < length; i += number.size) values.push(number.read(view, at + i));
+        out[key] = { vr, Value: values };
+        continue;
+      }
+      if (ASCII_VRS.has(vr) || ENCODED_VRS.has(vr)) {
+        if (vr === 'AS' && length === 0) {
+          out[key] = { vr, Value: [''] };
+          continue;
+        }
+        const raw = bytes.subarray(at, at + length);
+        const s = ASCII_VRS.has(vr)
+          ? Buffer.from(raw.buffer, raw.byteOffset, raw.length).toString('latin1')
+          : decoder.decode(raw);
+        out[key] = { vr, Value: textValues(vr, s) };
+        continue;
+      }
+      if (BINARY.has(vr)) {
+        out[key] = { vr, Value: [bytes.buffer.slice(bytes.byteOffset + at, bytes.byteOffset + at + length)] };
+        continue;
+      }
+      throw new Decline(vr);
+    }
+    return out;
+  };
+  try {
+    return read(top, false);
+  } catch (err) {
+    if (err instanceof Decline) return null;
+    throw err;
+  }
+}
+
+/**
+ * The data set (without the File Meta group) in the DICOM JSON model, each text value capped
+ * (textCapOf): from the upload check's own parse where `readParsed` reads the object as dcmjs
+ * would, else by dcmjs (docs/decisions.md › DICOM JSON from the one parse).
+ */
+export function toDicomJson(input: Uint8Array, parsed: ParsedDicom): DicomJson {
+  return convertRead(readParsed(parsed) ?? readWithDcmjs(input, parsed));
+}
+
+/** The DICOM JSON model of a data set as read (`readParsed`, `readWithDcmjs`): values capped, empties dropped. */
+export const convertRead = (dict: ReadDict): DicomJson => convert(dict);
