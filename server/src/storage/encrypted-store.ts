@@ -10,6 +10,7 @@ import {
   decryptWhole,
   encryptChunks,
   encryptedSize,
+  keyObjectOf,
 } from '../crypto/envelope.ts';
 import type { BlobStorage } from './storage.ts';
 
@@ -19,7 +20,7 @@ export interface StoredObject extends WrappedKey {
 
 /** A value's key, derived from an object's data key for one purpose (never the data key itself). */
 const valueKey = (dataKey: Buffer, purpose: string) =>
-  Buffer.from(hkdfSync('sha256', dataKey, Buffer.alloc(0), `medshare:${purpose}:v1`, 32));
+  keyObjectOf(Buffer.from(hkdfSync('sha256', keyObjectOf(dataKey), Buffer.alloc(0), `medshare:${purpose}:v1`, 32)));
 
 /** Blob storage that only ever sees ciphertext: a fresh data key per object, wrapped by the master key. */
 export function createEncryptedStore(storage: BlobStorage, keyring: Keyring) {
