@@ -49,6 +49,8 @@ const EDGES: Dict = {
   '00180088': { vr: 'DS', Value: ['2.5'] },
   '00204000': { vr: 'LT', Value: ['A comment with \u00e9'] },
   '00291010': { vr: 'OB', Value: [new Uint8Array([1, 2, 3, 4]).buffer] },
+  // Larger than the model sends inline: left out (and never copied).
+  '00291020': { vr: 'OB', Value: [new Uint8Array(5000).fill(7).buffer] },
 };
 
 /** Every fixture, the planted PHI file, and the edge values in each syntax and character set read here. */
@@ -116,6 +118,8 @@ describe('DICOM JSON from the upload check’s own parse (docs/decisions.md › 
     expect(json['00400275']?.Value?.[0]).toEqual({ '00400007': { vr: 'LO', Value: ['inner'] } });
     expect(json['00080005']).toEqual({ vr: 'CS', Value: ['ISO_IR 192'] });
     expect(json['7FE00010']).toEqual({ vr: 'OW' });
+    expect(json['00291010']).toEqual({ vr: 'UN', InlineBinary: 'AQIDBA==' });
+    expect(json['00291020']).toEqual({ vr: 'UN' });
   });
 
   it('a character set it does not read, an explicit UN of a known attribute and a nested character set go to dcmjs', () => {

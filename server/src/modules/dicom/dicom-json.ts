@@ -159,7 +159,7 @@ const numberOf = (s: string) => {
   return kept === '' ? null : Number(kept);
 };
 
-/** dcmjs declines nothing, so neither do the callers: a `Decline` only sends the object to dcmjs. */
+/** What `readParsed` does not read as dcmjs would: the object goes to dcmjs instead. */
 class Decline extends Error {}
 
 function dropPad(values: string[], vr: string): string[] {
@@ -320,7 +320,9 @@ export function readParsed(parsed: ParsedDicom): ReadDict | null {
         continue;
       }
       if (BINARY.has(vr)) {
-        out[key] = { vr, Value: [bytes.buffer.slice(bytes.byteOffset + at, bytes.byteOffset + at + length)] };
+        // Only a value `convert` sends inline is copied; a larger one is left out of the model either way.
+        const start = bytes.byteOffset + at;
+        out[key] = { vr, Value: length <= INLINE_MAX ? [bytes.buffer.slice(start, start + length)] : [] };
         continue;
       }
       throw new Decline(vr);
@@ -329,9 +331,9 @@ export function readParsed(parsed: ParsedDicom): ReadDict | null {
   };
   try {
     return read(top, false);
-  } catch (err) {
-    if (err instanceof Decline) return null;
-    throw err;
+  } catch {
+    // A Decline, or a value that lies outside the bytes: dcmjs reads it (with ignoreErrors) as before.
+    return null;
   }
 }
 
