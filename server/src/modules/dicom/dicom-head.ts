@@ -144,7 +144,8 @@ export class HeadProbe extends Transform {
       this.keptBytes += chunk.length;
       if (this.keptBytes >= this.nextTry || this.keptBytes >= HEAD_LIMIT) {
         this.nextTry = this.keptBytes * 2;
-        const bytes = Buffer.concat(this.kept);
+        // Usually the first piece holds the head: read it in place (Buffer.concat copies even one).
+        const bytes = this.kept.length === 1 ? this.kept[0]! : Buffer.concat(this.kept);
         const head = readHead(bytes.subarray(0, HEAD_LIMIT), this.keptBytes >= HEAD_LIMIT);
         if (head) {
           const refused = this.settle(head);

@@ -122,6 +122,49 @@ describe('DICOM JSON from the upload check’s own parse (docs/decisions.md › 
     expect(json['00291020']).toEqual({ vr: 'UN' });
   });
 
+  it('VRs dcmjs has no reader for (OL, OV, SV) are UN, as dcmjs gives them, in either syntax', () => {
+    const base = 'ct_explicit_le_16bit_signed_small.dcm';
+    const value = { vr: 'OB', Value: [new Uint8Array([1, 0, 0, 0, 2, 0, 0, 0]).buffer] };
+    // Explicit: written as OB, then its VR bytes made OL (dcmjs writes no OL of its own).
+    const explicit = Buffer.from(rewritten(base, { '00660040': value }));
+    const at = explicit.indexOf(Buffer.from([0x66, 0x00, 0x40, 0x00, 0x4f, 0x42]));
+    expect(at).toBeGreaterThan(0);
+    explicit[at + 5] = 0x4c; // 'L'
+    // Implicit: the dictionary says OL.
+    const implicit = rewritten(base, { '00660129': value }, TransferSyntax.implicitLE);
+    for (const [bytes, tag] of [
+      [new Uint8Array(explicit), '00660040'],
+      [implicit, '00660129'],
+    ] as const) {
+      const parsed = parseDicom(bytes);
+      const fast = convertRead(readParsed(parsed)!);
+      expect(fast[tag]).toEqual({ vr: 'UN', InlineBinary: 'AQAAAAIAAAA=' });
+      expect(fast).toEqual(convertRead(readWithDcmjs(bytes, parsed)));
+    }
+  });
+
+  it('text inside items is decoded by the data set’s character set (dcmjs reads it as Latin-1: the one difference)', () => {
+    const bytes = rewritten('ct_explicit_le_16bit_signed_small.dcm', {
+      '00080005': { vr: 'CS', Value: ['ISO_IR 192'] },
+      '00400275': { vr: 'SQ', Value: [{ '00400007': { vr: 'LO', Value: ['Zoë'] } }] },
+    });
+    const parsed = parseDicom(bytes);
+    const item = (json: Record<string, { Value?: unknown[] }>) =>
+      (json['00400275']?.Value?.[0] as Record<string, { Value?: unknown[] }>)['00400007']?.Value;
+    expect(item(toDicomJson(bytes, parsed))).toEqual(['Zoë']);
+    expect(item(convertRead(readWithDcmjs(bytes, parsed)))).toEqual(['ZoÃ«']);
+  });
+
+  it('a character set named like an Object property is declined and left to dcmjs, never thrown', () => {
+    const bytes = rewritten('ct_explicit_le_16bit_signed_small.dcm', {
+      '00080005': { vr: 'CS', Value: ['CONSTRUCTOR'] },
+    });
+    const parsed = parseDicom(bytes);
+    expect(readParsed(parsed)).toBeNull();
+    // dcmjs reads it as before (its ignoreErrors stops at the character set it cannot use).
+    expect(toDicomJson(bytes, parsed)).toEqual(convertRead(readWithDcmjs(bytes, parsed)));
+  });
+
   it('a character set it does not read, an explicit UN of a known attribute and a nested character set go to dcmjs', () => {
     const base = 'ct_explicit_le_16bit_signed_small.dcm';
     const japanese = rewritten(base, { '00080005': { vr: 'CS', Value: ['ISO 2022 IR 87'] } });

@@ -109,6 +109,10 @@ export function readWithDcmjs(input: Uint8Array, parsed: ParsedDicom): ReadDict 
   return message.dict as ReadDict;
 }
 
+/** The VRs dcmjs 0.51 has a reader for; it reads any other (OL, OV, SV, a dictionary's 'lt') as UN. */
+const DCMJS_VRS = new Set(
+  'AE AS AT CS DA DS DT FD FL IS LO LT OB OD OF OW PN SH SL SQ SS ST TM UC UI UL UN UR US UT UV'.split(' '),
+);
 /** Text VRs read byte for byte (dcmjs readAsciiString); the others are decoded by the character set. */
 const ASCII_VRS = new Set(['AE', 'AS', 'CS', 'DA', 'DS', 'DT', 'IS', 'TM', 'UI', 'UR']);
 const ENCODED_VRS = new Set(['LO', 'LT', 'PN', 'SH', 'ST', 'UC', 'UT']);
@@ -139,14 +143,16 @@ const PAD_DROPPED: Readonly<Record<string, string>> = {
   UI: '\0',
 };
 /** The character sets read here (dcmjs's mapping, by the first value normalised); any other is left to dcmjs. */
-const DECODERS: Readonly<Record<string, string>> = {
-  '': 'iso-8859-1',
-  'iso-ir-6': 'iso-8859-1',
-  'iso-2022-ir-6': 'iso-8859-1',
-  'iso-ir-100': 'latin1',
-  'iso-2022-ir-100': 'latin1',
-  'iso-ir-192': 'utf-8',
-};
+const DECODERS: ReadonlyMap<string, string> = new Map(
+  Object.entries({
+    '': 'iso-8859-1',
+    'iso-ir-6': 'iso-8859-1',
+    'iso-2022-ir-6': 'iso-8859-1',
+    'iso-ir-100': 'latin1',
+    'iso-2022-ir-100': 'latin1',
+    'iso-ir-192': 'utf-8',
+  }),
+);
 const decoders = new Map<string, InstanceType<typeof TextDecoder>>();
 const decoderFor = (label: string) => {
   let decoder = decoders.get(label);
@@ -249,19 +255,25 @@ export function readParsed(parsed: ParsedDicom): ReadDict | null {
   const bytes = parsed.byteArray;
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const top = parsed.dataSet;
-  let decoder = decoderFor('latin1');
-  const charset = top.elements.x00080005;
-  if (charset) {
+  const latin1 = decoderFor('latin1');
+  /**
+   * The data set's character set, for its items' text as well (PS3.5 §6.1.2.5.1): dcmjs decodes
+   * the text inside items as Latin-1 whatever the set, so a UTF-8 name in an item is read right here
+   * and garbled by dcmjs (the one difference, held by dicom-json.test.ts).
+   */
+  const topDecoder = (): InstanceType<typeof TextDecoder> => {
+    const charset = top.elements.x00080005;
+    if (!charset) return latin1;
     const values = Buffer.from(bytes.buffer, bytes.byteOffset + charset.dataOffset, charset.length)
       .toString('latin1')
       .split('\\')
       .map((v) => v.trim());
-    const label = DECODERS[values[0]!.replace(/[_ ]/g, '-').toLowerCase()];
-    if (values.length > 1 || label === undefined) return null;
-    decoder = decoderFor(label);
-  }
+    const label = DECODERS.get(values[0]!.replace(/[_ ]/g, '-').toLowerCase());
+    if (values.length > 1 || label === undefined) throw new Decline('character set');
+    return decoderFor(label);
+  };
 
-  const read = (ds: DataSet, nested: boolean): ReadDict => {
+  const read = (ds: DataSet, nested: boolean, decoder: InstanceType<typeof TextDecoder>): ReadDict => {
     const out: ReadDict = {};
     for (const tag of Object.keys(ds.elements)) {
       if (!nested && tag.startsWith('x0002')) continue;
@@ -270,12 +282,13 @@ export function readParsed(parsed: ParsedDicom): ReadDict | null {
       if (nested && tag === 'x00080005') throw new Decline(tag);
       const element = ds.elements[tag]!;
       const key = tag.slice(1).toUpperCase();
-      const vr = implicit ? implicitVr(tag, element) : element.vr;
-      if (!vr) throw new Decline(tag);
-      if (vr === 'UN' && !implicit) {
+      const stated = implicit ? implicitVr(tag, element) : element.vr;
+      if (!stated) throw new Decline(tag);
+      if (stated === 'UN' && !implicit) {
         const known = dcmjs.data.DicomMetaDictionary.dictionary[`(${key.slice(0, 4)},${key.slice(4)})`];
         if (known?.vr) throw new Decline(tag);
       }
+      const vr = DCMJS_VRS.has(stated) ? stated : 'UN';
       if (tag === 'x00080005' && !nested) {
         out[key] = { vr: 'CS', Value: ['ISO_IR 192'] };
         continue;
@@ -290,7 +303,7 @@ export function readParsed(parsed: ParsedDicom): ReadDict | null {
         const items = (element.items ?? []).filter((item) =>
           Object.keys(item.dataSet?.elements ?? {}).some((t) => t !== 'xfffee00d'),
         );
-        out[key] = { vr, Value: items.map((item) => read(item.dataSet!, true)) };
+        out[key] = { vr, Value: items.map((item) => read(item.dataSet!, true, decoder)) };
         continue;
       }
       const { dataOffset: at, length } = element;
@@ -330,7 +343,7 @@ export function readParsed(parsed: ParsedDicom): ReadDict | null {
     return out;
   };
   try {
-    return read(top, false);
+    return read(top, false, topDecoder());
   } catch {
     // A Decline, or a value that lies outside the bytes: dcmjs reads it (with ignoreErrors) as before.
     return null;
