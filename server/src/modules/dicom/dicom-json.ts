@@ -245,9 +245,9 @@ function implicitVr(tag: string, element: Element): string {
  * The data set in the form dcmjs reads it, made from the parse the upload check already did
  * (dicom-parser), so that an object is parsed once: the same VRs, values and text rules as dcmjs
  * 0.51 (held to it across the fixtures by dicom-json.test.ts). Declines (null) what it does not
- * read the same way: big endian, character sets other than Latin-1 and UTF-8, explicit UN of a
- * known attribute, binary values of undefined length, numbers of a length that is no multiple of
- * their size.
+ * read the same way: big endian, character sets other than Latin-1 and UTF-8 (or one inside an
+ * item), explicit UN of a known attribute, binary values of undefined length, private sequences of
+ * undefined length in implicit VR, UV, numbers of a length that is no multiple of their size.
  */
 export function readParsed(parsed: ParsedDicom): ReadDict | null {
   if (parsed.transferSyntax === TransferSyntax.explicitBE) return null;
@@ -259,7 +259,8 @@ export function readParsed(parsed: ParsedDicom): ReadDict | null {
   /**
    * The data set's character set, for its items' text as well (PS3.5 §6.1.2.5.1): dcmjs decodes
    * the text inside items as Latin-1 whatever the set, so a UTF-8 name in an item is read right here
-   * and garbled by dcmjs (the one difference, held by dicom-json.test.ts).
+   * and garbled by dcmjs (a known difference, held by dicom-json.test.ts; docs/decisions.md › DICOM
+   * JSON from the one parse lists both).
    */
   const topDecoder = (): InstanceType<typeof TextDecoder> => {
     const charset = top.elements.x00080005;
