@@ -104,13 +104,24 @@ function nonce(prefix: Buffer, index: number, final: boolean): Buffer {
   return n;
 }
 
-/** Ciphertext and tag as two buffers: the stream takes them in turn, so they are never joined by a copy. */
-function sealChunk(dataKey: KeyObject, header: Buffer, index: number, final: boolean, plain: Buffer): [Buffer, Buffer] {
+/**
+ * Ciphertext and tag as separate buffers: the stream takes them in turn, so they are never joined by
+ * a copy. The plaintext may come in pieces (a chunk that spans two socket reads): GCM over the pieces
+ * in turn is GCM over their concatenation, so they are not joined either.
+ */
+function sealChunk(
+  dataKey: KeyObject,
+  header: Buffer,
+  index: number,
+  final: boolean,
+  plain: readonly Buffer[],
+): Buffer[] {
   const cipher = createCipheriv('aes-256-gcm', dataKey, nonce(header.subarray(8, 15), index, final));
   cipher.setAAD(header);
-  const body = cipher.update(plain);
+  const out = plain.map((piece) => cipher.update(piece));
   cipher.final(); // GCM: no further bytes
-  return [body, cipher.getAuthTag()];
+  out.push(cipher.getAuthTag());
+  return out;
 }
 
 function openChunk(dataKey: KeyObject, header: Buffer, index: number, final: boolean, sealed: Buffer): Buffer {
@@ -140,6 +151,25 @@ class Pieces {
     if (!piece.length) return;
     this.parts.push(Buffer.isBuffer(piece) ? piece : Buffer.from(piece.buffer, piece.byteOffset, piece.byteLength));
     this.length += piece.length;
+  }
+
+  /** The next `n` bytes as views of the pieces they lie in (no copy). */
+  takeParts(n: number): Buffer[] {
+    const out: Buffer[] = [];
+    for (let left = n; left > 0;) {
+      const part = this.parts[0]!;
+      if (part.length <= left) {
+        out.push(part);
+        this.parts.shift();
+        left -= part.length;
+      } else {
+        out.push(part.subarray(0, left));
+        this.parts[0] = part.subarray(left);
+        left = 0;
+      }
+    }
+    this.length -= n;
+    return out;
   }
 
   take(n: number): Buffer {
@@ -184,10 +214,14 @@ export async function* encryptChunks(
   for await (const piece of source) {
     pending.push(piece);
     // Only a chunk known not to be the last may be sealed as non-final.
-    while (pending.length > chunkSize) yield* sealChunk(key, header, index++, false, pending.take(chunkSize));
+    while (pending.length > chunkSize) {
+      for (const part of sealChunk(key, header, index++, false, pending.takeParts(chunkSize)))
+        if (part.length) yield part;
+    }
   }
   // An empty final chunk is its tag alone (an empty buffer is not yielded: streams read it as nothing).
-  for (const part of sealChunk(key, header, index, true, pending.take(pending.length))) if (part.length) yield part;
+  for (const part of sealChunk(key, header, index, true, pending.takeParts(pending.length)))
+    if (part.length) yield part;
 }
 
 export interface ExpectedPlaintext {
