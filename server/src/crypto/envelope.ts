@@ -172,27 +172,10 @@ class Pieces {
     return out;
   }
 
+  /** The next `n` bytes in one buffer: a view when they lie in one piece, else one copy joining them. */
   take(n: number): Buffer {
-    if (n === 0) return Buffer.alloc(0);
-    const first = this.parts[0]!;
-    let out: Buffer;
-    if (first.length >= n) {
-      out = first.subarray(0, n);
-      if (first.length === n) this.parts.shift();
-      else this.parts[0] = first.subarray(n);
-    } else {
-      out = Buffer.allocUnsafe(n);
-      for (let at = 0; at < n;) {
-        const part = this.parts[0]!;
-        const k = Math.min(part.length, n - at);
-        part.copy(out, at, 0, k);
-        at += k;
-        if (k === part.length) this.parts.shift();
-        else this.parts[0] = part.subarray(k);
-      }
-    }
-    this.length -= n;
-    return out;
+    const parts = this.takeParts(n);
+    return parts.length === 1 ? parts[0]! : Buffer.concat(parts, n);
   }
 }
 

@@ -222,15 +222,19 @@ function textValues(vr: string, s: string): unknown[] {
   throw new Decline(vr);
 }
 
+/** The standard dictionary's VR of a dicom-parser tag ('x00100010'), as dcmjs looks it up. */
+const dictionaryVr = (tag: string): string | undefined =>
+  dcmjs.data.DicomMetaDictionary.dictionary[`(${tag.slice(1, 5)},${tag.slice(5, 9)})`.toUpperCase()]?.vr;
+
 /** The VR dcmjs gives an element of an implicit VR data set (its dictionary, else its fallbacks). */
 function implicitVr(tag: string, element: Element): string {
   const group = Number.parseInt(tag.slice(1, 5), 16);
   const number = Number.parseInt(tag.slice(5, 9), 16);
-  const key = `(${tag.slice(1, 5)},${tag.slice(5, 9)})`.toUpperCase();
-  const known = dcmjs.data.DicomMetaDictionary.dictionary[key]?.vr;
+  const known = dictionaryVr(tag);
   if (known === 'ox') return 'OW';
   if (known === 'xs') return 'US';
-  if (known) return known.length === 2 ? known : 'UN';
+  // Any other the reader has no class for ('lt', 'up', OL…) becomes UN with DCMJS_VRS, as in dcmjs.
+  if (known) return known;
   if (element.hadUndefinedLength) {
     // dicom-parser keeps no items of a private sequence; dcmjs reads them.
     if (group % 2 === 1) throw new Decline(tag);
@@ -285,10 +289,8 @@ export function readParsed(parsed: ParsedDicom): ReadDict | null {
       const key = tag.slice(1).toUpperCase();
       const stated = implicit ? implicitVr(tag, element) : element.vr;
       if (!stated) throw new Decline(tag);
-      if (stated === 'UN' && !implicit) {
-        const known = dcmjs.data.DicomMetaDictionary.dictionary[`(${key.slice(0, 4)},${key.slice(4)})`];
-        if (known?.vr) throw new Decline(tag);
-      }
+      // dcmjs reads an explicit UN of a known attribute again by its dictionary VR.
+      if (stated === 'UN' && !implicit && dictionaryVr(tag)) throw new Decline(tag);
       const vr = DCMJS_VRS.has(stated) ? stated : 'UN';
       if (tag === 'x00080005' && !nested) {
         out[key] = { vr: 'CS', Value: ['ISO_IR 192'] };
