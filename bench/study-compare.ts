@@ -342,7 +342,7 @@ function details(who: string, r: Round) {
         ? `deferred thumbnails ${r.thumbnails.files} in ${fmt(r.thumbnails.seconds, 1)} s (${fmt(r.thumbnails.cpuMs / Math.max(1, r.thumbnails.files), 1)} ms CPU each); `
         : '') +
       `retrieve ${fmt(r.retrieve.seconds, 2)} s (CPU ms/instance by thread: ${threads(r.retrieve)}); ` +
-      `byte-identical ${r.identical}/${r.stored}` +
+      `byte-identical ${r.identical}/${r.stored}; peak RSS ${fmt(r.rssMb, 0)} MiB` +
       (Object.keys(r.failed).length ? `; failures ${JSON.stringify(r.failed)}` : ''),
   );
 }

@@ -54,7 +54,7 @@ const FEED_BYTES = 64 * 1024;
  * previous one's bytes are all in, while that one is made durable, checked by the worker and inserted
  * (`docs/architecture.md` › Studies and DICOMweb). Each holds at most max_upload_mb for its check.
  */
-export const STOW_IN_FLIGHT = 3;
+export const STOW_IN_FLIGHT = 6;
 
 /** What the answer needs of one part within max_import_files: UIDs and a code, never the error itself. */
 type Outcome =
