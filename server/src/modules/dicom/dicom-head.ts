@@ -44,6 +44,8 @@ function partialInflater(bytes: Uint8Array, position: number): Uint8Array {
     finishFlush: constants.Z_SYNC_FLUSH,
     maxOutputLength: 4 * HEAD_LIMIT,
   });
+  // Nothing inflated yet: dicom-parser would read the bytes before `position` as the data set.
+  if (inflated.length === 0) throw new Error('no deflated bytes yet');
   const out = new Uint8Array(position + inflated.length);
   out.set(bytes.subarray(0, position), 0);
   out.set(inflated, position);
@@ -64,6 +66,8 @@ const text = (ds: DataSet, tag: string): string | null => {
  * when more bytes are needed. `complete`: these are all the bytes there are.
  */
 export function readHead(bytes: Uint8Array, complete: boolean): DicomHead | null {
+  // Fewer bytes than a Part 10 preamble and prefix cannot tell what they are yet.
+  if (bytes.length < 132 && !complete) return null;
   let input = bytes;
   let guessed: string | undefined;
   const part10 = bytes.length >= 132 && Buffer.from(bytes.subarray(128, 132)).toString('latin1') === 'DICM';
@@ -83,21 +87,28 @@ export function readHead(bytes: Uint8Array, complete: boolean): DicomHead | null
     }
   }
   let ds: DataSet | undefined;
-  let ended = true;
   try {
     ds = dicomParser.parseDicom(input, {
-      untilTag: 'x7fe00010',
+      // The last attribute the head needs: the ~130 after it (of a CT's ~265) cost 140 µs more per instance.
+      untilTag: PAST_SERIES_UID,
       inflater: partialInflater,
       ...(guessed ? { TransferSyntaxUID: guessed } : {}),
     });
   } catch (err) {
     // dicom-parser hands over what it parsed before the bytes ran out.
-    ended = false;
     if (err && typeof err === 'object' && 'dataSet' in err) ds = (err as { dataSet: DataSet }).dataSet;
   }
   if (!ds) return complete ? UNKNOWN : null;
+  // Reached: the Series Instance UID is read whole, or an attribute after it has begun. That the
+  // parse ended is not enough: dicom-parser ends without an error on a value the bytes cut short.
+  // Only elements that lie after the meta group count: of a deflated head cut short, dicom-parser's
+  // partial data set also holds "elements" read from the preamble.
   const tags = Object.keys(ds.elements);
-  const reached = ended || tags.some((t) => !t.startsWith('x0002') && t > PAST_SERIES_UID);
+  const metaEnd = Math.max(0, ...tags.filter((t) => t.startsWith('x0002')).map((t) => ds.elements[t]!.dataOffset));
+  const series = ds.elements[PAST_SERIES_UID];
+  const reached =
+    (series !== undefined && series.dataOffset + series.length <= ds.byteArray.length) ||
+    tags.some((t) => t > PAST_SERIES_UID && ds.elements[t]!.dataOffset > metaEnd);
   if (!reached && !complete) return null;
   return {
     sopClassUid: text(ds, 'x00080016') ?? text(ds, 'x00020002'),
