@@ -9,15 +9,5 @@
  * changed. Starting the limit at 256 MB: 24–31 → 5 full collections per 1 000 instances on the main
  * thread, 47–72 → 13–14 in the DICOM worker, ~0.6 ms less CPU per instance (bench/RESULTS.md, Stop 12),
  * for a peak RSS some 60 MB higher. The limit still adapts after the first full collection.
- *
- * Those bytes still started full collections of their own: V8 marks the whole heap each time memory
- * outside it has grown by a fixed 64 MiB, whatever the heap's size (a 500-instance study retrieve:
- * ~0.9 ms of helper-thread marking per instance, as much CPU as the main thread's). With
- * `--external-memory-accounted-in-global-limit` that memory counts toward the heap's own limit,
- * which grows with the heap: retrieve 0.9 → 0.1 ms of GC CPU per instance, STOW-RS ingest −25 %,
- * for a peak RSS some 130 MiB higher (docs/decisions.md › External memory in V8's global limit).
  */
-export const SERVER_NODE_FLAGS: readonly string[] = [
-  '--initial-old-space-size=256',
-  '--external-memory-accounted-in-global-limit',
-];
+export const SERVER_NODE_FLAGS: readonly string[] = ['--initial-old-space-size=256'];

@@ -4,6 +4,7 @@ import {
   IntegrityError,
   createKeyring,
   decryptChunks,
+  decryptPieces,
   decryptWhole,
   encryptChunks,
   encryptedSize,
@@ -85,6 +86,27 @@ describe('envelope encryption', () => {
     expect(() => decryptWhole(sealed, key, { ...expected, sha256: sha(Buffer.from('x')) })).toThrow(IntegrityError);
     expect(() => decryptWhole(sealed, key, { ...expected, size: plain.length - 1 })).toThrow(IntegrityError);
     expect(() => decryptWhole(sealed, key, { ...expected, size: plain.length + 1 })).toThrow(IntegrityError);
+  });
+
+  it('decryptPieces: the chunks decryptWhole joins, and the same refusals', async () => {
+    for (const size of [0, 1, chunk, 3 * chunk + 17]) {
+      const plain = randomBytes(size);
+      const sealed = await collect(encryptChunks(pieces(plain), key, chunk));
+      const opened = decryptPieces(sealed, key, { sha256: sha(plain), size });
+      expect(Buffer.concat(opened).equals(plain), `size ${size}`).toBe(true);
+      expect(opened.length).toBe(Math.ceil(size / chunk));
+      // The pieces are the cipher's own buffers, never views of the ciphertext (which is read into again).
+      for (const piece of opened) expect(piece.buffer).not.toBe(sealed.buffer);
+    }
+    const plain = randomBytes(2 * chunk + 5);
+    const sealed = await collect(encryptChunks([plain], key, chunk));
+    const flipped = Buffer.from(sealed);
+    flipped[flipped.length - 20] = flipped[flipped.length - 20]! ^ 1;
+    // The last chunk is the forged one: no piece is handed out before every chunk is checked.
+    expect(() => decryptPieces(flipped, key, { sha256: sha(plain), size: plain.length })).toThrow(IntegrityError);
+    expect(() => decryptPieces(sealed, key, { sha256: sha(Buffer.from('x')), size: plain.length })).toThrow(
+      IntegrityError,
+    );
   });
 
   it('wraps data keys with the master key and names the master key by id', () => {

@@ -260,11 +260,17 @@ export async function* decryptChunks(
 }
 
 /**
- * Decrypts a whole blob held in one buffer into one buffer of `expected.size` bytes: the checks of
- * decryptChunks (every chunk's tag, the final flag, size and SHA-256), without a stream per object
- * (a WADO-RS answer reads its instances so, `docs/architecture.md` › Studies and DICOMweb).
+ * Opens every chunk of a whole blob held in one buffer, in order, handing each plaintext to `take`:
+ * the checks of decryptChunks (every chunk's tag, the final flag, size and SHA-256), without a
+ * stream per object (a WADO-RS answer reads its instances so, `docs/architecture.md` › Studies and
+ * DICOMweb). The chunks are only trusted once this returns: `take` must not let one out before.
  */
-export function decryptWhole(sealed: Buffer, dataKey: Buffer, expected: ExpectedPlaintext): Uint8Array {
+function openWhole(
+  sealed: Buffer,
+  dataKey: Buffer,
+  expected: ExpectedPlaintext,
+  take: (plain: Buffer, at: number) => void,
+): void {
   if (sealed.length < HEADER_SIZE) throw new IntegrityError('blob is shorter than its header');
   const key = createSecretKey(dataKey);
   const header = Buffer.from(sealed.subarray(0, HEADER_SIZE));
@@ -273,10 +279,6 @@ export function decryptWhole(sealed: Buffer, dataKey: Buffer, expected: Expected
   if (chunkSize < 1 || chunkSize > MAX_CHUNK_SIZE)
     throw new IntegrityError('blob header names an impossible chunk size');
   const frame = chunkSize + TAG_SIZE;
-  // Not zero-filled (a memset of every object read, 2.4 % of a WADO-RS retrieve's main thread): every
-  // byte is written below, and a blob that does not fill it throws before it is returned. Its own
-  // ArrayBuffer (never Node's shared pool), so that it can be moved to a worker.
-  const out = Buffer.allocUnsafeSlow(expected.size);
   const hash = createHash('sha256');
   let at = HEADER_SIZE;
   let size = 0;
@@ -284,16 +286,37 @@ export function decryptWhole(sealed: Buffer, dataKey: Buffer, expected: Expected
     const final = sealed.length - at <= frame;
     const plain = openChunk(key, header, index, final, sealed.subarray(at, final ? sealed.length : at + frame));
     at = final ? sealed.length : at + frame;
-    if (size + plain.length > out.length)
+    if (size + plain.length > expected.size)
       throw new IntegrityError(`plaintext is longer than the ${expected.size} bytes the row records`);
-    out.set(plain, size);
+    take(plain, size);
     size += plain.length;
     hash.update(plain);
     if (final) break;
   }
   if (size !== expected.size) throw new IntegrityError(`plaintext is ${size} bytes, the row records ${expected.size}`);
   if (hash.digest('hex') !== expected.sha256) throw new IntegrityError('plaintext SHA-256 does not match the row');
+}
+
+/** A whole blob's plaintext in one buffer of `expected.size` bytes, its own ArrayBuffer (it may be moved to a worker). */
+export function decryptWhole(sealed: Buffer, dataKey: Buffer, expected: ExpectedPlaintext): Uint8Array {
+  // Not zero-filled (a memset of every object read, 2.4 % of a WADO-RS retrieve's main thread): every
+  // byte is written, and a blob that does not fill it throws before it is returned. Its own
+  // ArrayBuffer (never Node's shared pool), so that it can be moved to a worker.
+  const out = Buffer.allocUnsafeSlow(expected.size);
+  openWhole(sealed, dataKey, expected, (plain, at) => out.set(plain, at));
   return out;
+}
+
+/**
+ * A whole blob's plaintext as the chunks the cipher made, checked like decryptWhole, without the copy
+ * joining them: for an answer that writes them out in turn (WADO-RS), one buffer less per object.
+ */
+export function decryptPieces(sealed: Buffer, dataKey: Buffer, expected: ExpectedPlaintext): Buffer[] {
+  const pieces: Buffer[] = [];
+  openWhole(sealed, dataKey, expected, (plain) => {
+    if (plain.length) pieces.push(plain);
+  });
+  return pieces;
 }
 
 /** Size of the ciphertext for a plaintext of `size` bytes (header, tags, final chunk). */

@@ -7,6 +7,7 @@ import {
   type WrappedKey,
   ENVELOPE_FORMAT,
   decryptChunks,
+  decryptPieces,
   decryptWhole,
   encryptChunks,
   encryptedSize,
@@ -22,8 +23,30 @@ export interface StoredObject extends WrappedKey {
 const valueKey = (dataKey: Buffer, purpose: string) =>
   keyObjectOf(Buffer.from(hkdfSync('sha256', keyObjectOf(dataKey), Buffer.alloc(0), `medshare:${purpose}:v1`, 32)));
 
+/**
+ * Buffers that whole reads of ciphertext reuse: a study retrieve reads hundreds of objects one after
+ * another, and a fresh buffer for each was a third of what it allocated outside V8's heap, which
+ * starts a full collection every 64 MiB of it (docs/decisions.md › Fewer buffers per WADO-RS
+ * instance). They only ever hold ciphertext, are read synchronously by the decryption and are taken
+ * back before it returns; at most SPARE_COUNT of SPARE_BYTES are kept.
+ */
+const SPARE_BYTES = 1024 * 1024 + 1;
+const SPARE_COUNT = 8;
+
 /** Blob storage that only ever sees ciphertext: a fresh data key per object, wrapped by the master key. */
 export function createEncryptedStore(storage: BlobStorage, keyring: Keyring) {
+  const spares: Buffer[] = [];
+  /** The ciphertext of an object read whole, given to `open` and then free to be read into again. */
+  async function withSealed<T>(key: string, size: number, open: (sealed: Buffer) => T): Promise<T> {
+    const bytes = encryptedSize(size);
+    const spare = bytes < SPARE_BYTES ? (spares.pop() ?? Buffer.allocUnsafeSlow(SPARE_BYTES)) : undefined;
+    try {
+      return open(await storage.getWhole!(key, bytes, spare));
+    } finally {
+      if (spare && spares.length < SPARE_COUNT) spares.push(spare);
+    }
+  }
+
   return {
     storage,
     keyId: keyring.keyId,
@@ -62,8 +85,11 @@ export function createEncryptedStore(storage: BlobStorage, keyring: Keyring) {
       // A driver that reads an object in one piece: one read, the chunks decrypted in one go, no stream.
       if (storage.getWhole) {
         const dataKey = keyring.unwrap(wrapped);
-        const sealed = await storage.getWhole(key, encryptedSize(expected.size));
-        return decryptWhole(sealed, dataKey, expected).buffer as ArrayBuffer;
+        return withSealed(
+          key,
+          expected.size,
+          (sealed) => decryptWhole(sealed, dataKey, expected).buffer as ArrayBuffer,
+        );
       }
       const stream = await this.open(key, wrapped, expected);
       const out = new Uint8Array(new ArrayBuffer(expected.size));
@@ -79,6 +105,19 @@ export function createEncryptedStore(storage: BlobStorage, keyring: Keyring) {
       // The digest check at the end of the stream already refuses a short object; this is a second guard.
       if (at !== out.length) throw new IntegrityError('stored object is shorter than recorded');
       return out.buffer;
+    },
+
+    /**
+     * The whole plaintext, checked whole before it is returned, as the chunks the cipher made (no
+     * buffer joining them): for an answer that writes them out in turn. A driver without whole reads
+     * gives its stream's chunks.
+     */
+    async readPieces(key: string, wrapped: WrappedKey, expected: ExpectedPlaintext): Promise<Buffer[]> {
+      if (storage.getWhole) {
+        const dataKey = keyring.unwrap(wrapped);
+        return withSealed(key, expected.size, (sealed) => decryptPieces(sealed, dataKey, expected));
+      }
+      return [Buffer.from(await this.readAll(key, wrapped, expected))];
     },
 
     /**

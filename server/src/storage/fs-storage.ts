@@ -122,7 +122,7 @@ export function createFsStorage(root: string): BlobStorage {
       return handle.createReadStream({ highWaterMark });
     },
 
-    async getWhole(key: string, maxBytes: number) {
+    async getWhole(key: string, maxBytes: number, into?: Buffer) {
       assertBlobKey(key);
       const handle = await open(pathOf(key), 'r').catch((err: NodeJS.ErrnoException) => {
         if (err.code === 'ENOENT') throw new BlobNotFoundError(key);
@@ -130,7 +130,8 @@ export function createFsStorage(root: string): BlobStorage {
       });
       try {
         // One read (and one thread-pool round trip) for the whole object; one byte more shows a longer one.
-        const out = Buffer.allocUnsafeSlow(maxBytes + 1);
+        const out =
+          into && into.length > maxBytes ? into.subarray(0, maxBytes + 1) : Buffer.allocUnsafeSlow(maxBytes + 1);
         let at = 0;
         for (;;) {
           const { bytesRead } = await handle.read(out, at, out.length - at, at);

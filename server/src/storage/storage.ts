@@ -30,9 +30,10 @@ export interface BlobStorage {
   /**
    * A small object's bytes in one buffer, read in one piece (optional: a driver without it is read
    * through `get`). At most `maxBytes` + 1 bytes are read, so that a longer object is seen as such
-   * without being held whole.
+   * without being held whole. Read into `into` (a view of it is returned) when given and large
+   * enough, else into a fresh buffer.
    */
-  getWhole?(key: string, maxBytes: number): Promise<Buffer>;
+  getWhole?(key: string, maxBytes: number, into?: Buffer): Promise<Buffer>;
   /** Idempotent. */
   delete(key: string): Promise<void>;
   /** Every stored object (never partial writes). */

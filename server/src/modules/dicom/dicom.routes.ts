@@ -61,7 +61,7 @@ function sendMultipart(reply: FastifyReply, type: string, parts: Part[]) {
   // decrypted and checked whole) up to READ_AHEAD_PARTS and READ_AHEAD_BYTES of known sizes, so that
   // the disk and the decryption of the next ones overlap the sending of this one instead of waiting
   // for it. A part of unknown size (transcoded) or one larger than the budget opens at its turn.
-  const ahead = new Map<number, Promise<Readable | Uint8Array>>();
+  const ahead = new Map<number, Promise<Readable | Uint8Array | Uint8Array[]>>();
   let aheadBytes = 0;
   let next = 0;
   let ended = false;
@@ -108,6 +108,12 @@ function sendMultipart(reply: FastifyReply, type: string, parts: Part[]) {
           if (content instanceof Uint8Array) {
             yield head(part, content.length);
             yield content;
+          } else if (Array.isArray(content)) {
+            yield head(
+              part,
+              content.reduce((n, piece) => n + piece.length, 0),
+            );
+            yield* content;
           } else {
             opened.push(content);
             yield head(part, part.size);

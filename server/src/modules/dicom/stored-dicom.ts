@@ -49,9 +49,20 @@ export function createStoredDicom({ store, repo, engine, log }: Deps) {
     }
   };
 
-  /** A small object's plaintext in one buffer, checked whole before it is returned (WADO-RS read-ahead). */
-  async function readBlob(image: ImageRow): Promise<Uint8Array> {
-    return new Uint8Array(await loader(image)());
+  /**
+   * A small object's plaintext, checked whole before it is returned, as the pieces the decryption
+   * made (WADO-RS read-ahead: written out in turn, never joined).
+   */
+  async function readBlob(image: ImageRow): Promise<Uint8Array[]> {
+    try {
+      return await store.readPieces(image.storage_key, wrappedOf(image), {
+        sha256: image.sha256,
+        size: image.size_bytes,
+      });
+    } catch (err) {
+      if (err instanceof IntegrityError || err instanceof BlobNotFoundError) throw integrityFailed(image, err);
+      throw err;
+    }
   }
 
   /** The plaintext as a stream (WADO-RS instance): never held whole. */
