@@ -13,6 +13,7 @@ import * as auditFailures from './migrations/0010-audit-failures.ts';
 import * as shareGroups from './migrations/0011-share-groups.ts';
 import * as studyShareCopies from './migrations/0012-study-share-copies.ts';
 import * as externalShares from './migrations/0013-external-shares.ts';
+import * as duplicateCheckIndex from './migrations/0014-duplicate-check-index.ts';
 
 /** Listed here rather than read from disk so the same history runs under any loader. */
 const migrations: Record<string, Migration> = {
@@ -29,6 +30,7 @@ const migrations: Record<string, Migration> = {
   '0011-share-groups': shareGroups,
   '0012-study-share-copies': studyShareCopies,
   '0013-external-shares': externalShares,
+  '0014-duplicate-check-index': duplicateCheckIndex,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

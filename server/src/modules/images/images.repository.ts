@@ -53,6 +53,20 @@ export function createImagesRepository(db: Db) {
         'pt.lastname as patient_lastname',
       ]);
 
+  /** Migration 0014's index answers it (the sop UID and uploader, oldest first) in one descent. */
+  const duplicateInstanceQuery = (uploaderId: string, patientId: string | null, sopInstanceUid: string) =>
+    imagesWithPeople()
+      .where('images.dicom_sop_instance_uid', '=', sopInstanceUid)
+      .where('images.uploader_id', '=', uploaderId)
+      .where((eb) =>
+        patientId === null ? eb('images.patient_id', 'is', null) : eb('images.patient_id', '=', patientId),
+      )
+      .where('images.deleted_at', 'is', null)
+      .where('images.deidentified', '=', false)
+      .orderBy('images.created_at')
+      .limit(1)
+      .modifyEnd(PREPARED);
+
   return {
     async findUser(id: string): Promise<UserBrief | undefined> {
       const row = await db
@@ -124,18 +138,10 @@ export function createImagesRepository(db: Db) {
       patientId: string | null,
       sopInstanceUid: string,
     ): Promise<ImageWithPeople | undefined> =>
-      imagesWithPeople()
-        .where('images.dicom_sop_instance_uid', '=', sopInstanceUid)
-        .where('images.uploader_id', '=', uploaderId)
-        .where((eb) =>
-          patientId === null ? eb('images.patient_id', 'is', null) : eb('images.patient_id', '=', patientId),
-        )
-        .where('images.deleted_at', 'is', null)
-        .where('images.deidentified', '=', false)
-        .orderBy('images.created_at')
-        .limit(1)
-        .modifyEnd(PREPARED)
-        .executeTakeFirst(),
+      duplicateInstanceQuery(uploaderId, patientId, sopInstanceUid).executeTakeFirst(),
+
+    /** findDuplicateInstance's query, unexecuted (its plan is held to the index made for it: duplicate-plan.test.ts). */
+    duplicateInstanceQuery,
 
     /** A live (not deleted) image with the names of its uploader and patient. */
     getLive: (id: string): Promise<ImageWithPeople | undefined> =>
