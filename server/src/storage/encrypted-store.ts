@@ -109,8 +109,8 @@ export function createEncryptedStore(storage: BlobStorage, keyring: Keyring) {
 
     /**
      * The whole plaintext, checked whole before it is returned, as the chunks the cipher made (no
-     * buffer joining them): for an answer that writes them out in turn. A driver without whole reads
-     * gives its stream's chunks.
+     * buffer joining them): for an answer that writes them out in turn. From a driver without whole
+     * reads, one piece (readAll's buffer).
      */
     async readPieces(key: string, wrapped: WrappedKey, expected: ExpectedPlaintext): Promise<Buffer[]> {
       if (storage.getWhole) {

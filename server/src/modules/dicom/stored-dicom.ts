@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
 import type { Logger } from 'pino';
-import { IntegrityError } from '../../crypto/envelope.ts';
+import { type ExpectedPlaintext, IntegrityError } from '../../crypto/envelope.ts';
 import type { ImageRow } from '../../db/schema.ts';
 import { AppError, errorMessage } from '../../errors.ts';
 import type { EncryptedStore } from '../../storage/encrypted-store.ts';
@@ -37,43 +37,35 @@ export function createStoredDicom({ store, repo, engine, log }: Deps) {
   const wrappedOf = (image: ImageRow) => ({ wrappedKey: image.wrapped_key, keyId: image.key_id });
 
   /**
-   * The stored object for a worker job: read (into one buffer, moved to the worker) only when a
-   * worker is free, so that queued jobs hold no copy of the file.
+   * One read of an image's stored object: a missing or forged one is the image's integrity failure
+   * (logged, 500 without details), anything else passes as it is.
    */
-  const loader = (image: ImageRow) => async (): Promise<ArrayBuffer> => {
+  async function reading<T>(
+    image: ImageRow,
+    read: (key: string, wrapped: ReturnType<typeof wrappedOf>, expected: ExpectedPlaintext) => Promise<T>,
+  ): Promise<T> {
     try {
-      return await store.readAll(image.storage_key, wrappedOf(image), { sha256: image.sha256, size: image.size_bytes });
+      return await read(image.storage_key, wrappedOf(image), { sha256: image.sha256, size: image.size_bytes });
     } catch (err) {
       if (err instanceof IntegrityError || err instanceof BlobNotFoundError) throw integrityFailed(image, err);
       throw err;
     }
-  };
+  }
+
+  /**
+   * The stored object for a worker job: read (into one buffer, moved to the worker) only when a
+   * worker is free, so that queued jobs hold no copy of the file.
+   */
+  const loader = (image: ImageRow) => () => reading(image, (...args) => store.readAll(...args));
 
   /**
    * A small object's plaintext, checked whole before it is returned, as the pieces the decryption
    * made (WADO-RS read-ahead: written out in turn, never joined).
    */
-  async function readBlob(image: ImageRow): Promise<Uint8Array[]> {
-    try {
-      return await store.readPieces(image.storage_key, wrappedOf(image), {
-        sha256: image.sha256,
-        size: image.size_bytes,
-      });
-    } catch (err) {
-      if (err instanceof IntegrityError || err instanceof BlobNotFoundError) throw integrityFailed(image, err);
-      throw err;
-    }
-  }
+  const readBlob = (image: ImageRow): Promise<Uint8Array[]> => reading(image, (...args) => store.readPieces(...args));
 
   /** The plaintext as a stream (WADO-RS instance): never held whole. */
-  async function openBlob(image: ImageRow): Promise<Readable> {
-    try {
-      return await store.open(image.storage_key, wrappedOf(image), { sha256: image.sha256, size: image.size_bytes });
-    } catch (err) {
-      if (err instanceof IntegrityError || err instanceof BlobNotFoundError) throw integrityFailed(image, err);
-      throw err;
-    }
-  }
+  const openBlob = (image: ImageRow): Promise<Readable> => reading(image, (...args) => store.open(...args));
 
   const sealMetadata = (image: Pick<ImageRow, 'id' | 'wrapped_key' | 'key_id'>, packed: Uint8Array) =>
     store.sealValue(wrappedOf(image as ImageRow), METADATA_PURPOSE, image.id, packed);
