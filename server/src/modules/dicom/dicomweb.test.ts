@@ -196,6 +196,41 @@ describe('WADO-RS study and series retrieve', () => {
   });
 });
 
+describe('a forged instance in a study retrieve', () => {
+  it('is never sent: the answer breaks off at it; the others still answer whole', async () => {
+    const forgedStudy = '1.2.826.0.1.3680043.10.1341.4';
+    const series = `${forgedStudy}.1`;
+    const [good, bad] = [1, 2].map((n) =>
+      moved('ct_explicit_le_16bit_signed_small.dcm', { study: forgedStudy, series, sop: `${series}.${n}` }),
+    );
+    // A provider of its own, so that the other tests' study lists stay as they are.
+    const owner = await newUser(t, 'healthProvider');
+    const upload = async (data: Buffer) => {
+      const res = await uploadFile(t, owner.token, { ...dcm('ct_explicit_le_16bit_signed_small.dcm'), data });
+      expect(res.statusCode, res.body).toBe(201);
+      return res.json().data.id as string;
+    };
+    await upload(good!);
+    const forged = await upload(bad!);
+    const blobPath = join(t.dataDir, 'blobs', forged.slice(0, 2), forged);
+    const sealed = readFileSync(blobPath);
+    // One bit of the last chunk: the chunks before it pass their own checks.
+    sealed[sealed.length - 100] = sealed[sealed.length - 100]! ^ 1;
+    writeFileSync(blobPath, sealed);
+    // The forged instance is checked whole before any byte of it is written: the answer breaks off there.
+    await expect(get(`${base}/studies/${forgedStudy}`, owner.token, AS_STORED)).rejects.toThrow(
+      /destroyed before completion/,
+    );
+    const whole = await get(
+      `${base}/studies/${forgedStudy}/series/${series}/instances/${series}.1`,
+      owner.token,
+      AS_STORED,
+    );
+    expect(whole.statusCode).toBe(200);
+    expect(multipartParts(whole).map((p) => p.data.equals(good!))).toEqual([true]);
+  });
+});
+
 describe('a study of 205 instances', () => {
   const big = '1.2.826.0.1.3680043.99.7';
   let owner: SignedIn;
