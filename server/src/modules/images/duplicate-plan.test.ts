@@ -2,6 +2,7 @@ import { CompiledQuery, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase } from '../../../test/database.ts';
 import { type DatabaseHandle, openDatabase } from '../../db/db.ts';
+import { migrateToLatest } from '../../db/migrate.ts';
 import { createImagesRepository } from './images.repository.ts';
 
 const UPLOADER = '00000000-0000-4000-8000-000000000001';
@@ -24,6 +25,8 @@ describe('the duplicate check’s plan', () => {
   beforeAll(async () => {
     database = await createTestDatabase();
     handle = await openDatabase(database.target);
+    // A PostgreSQL test database starts empty; PGlite's is a copy of the migrated template (a no-op here).
+    await migrateToLatest(handle.db);
     await handle.db.connection().execute(async (conn) => {
       // Rows only for the planner: their users need not exist.
       await sql`SET session_replication_role = replica`.execute(conn);
