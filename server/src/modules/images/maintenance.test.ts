@@ -33,6 +33,7 @@ describe('orphan sweeper', () => {
     const result = await storage().sweep(0);
     expect(result.removed).toBe(1);
     await expect(fs.get('orphan-0000-0001')).rejects.toThrow();
+    fs.close(); // its shard directories' handles (the app's own storage closes with the app)
     const content = await t.request({ method: 'GET', url: `/api/images/${kept}/content`, token: doc.token });
     expect(content.statusCode).toBe(200);
     expect(
@@ -98,6 +99,7 @@ describe('master key re-wrap', () => {
     expect(res.statusCode).toBe(500);
     expect(res.json().code).toBe('integrity_failed');
     expect(bytesOf(res).includes(f.data.subarray(0, 64))).toBe(false);
+    fs.close();
   });
 });
 
