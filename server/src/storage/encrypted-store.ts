@@ -36,12 +36,21 @@ const SPARE_COUNT = 8;
 /** Blob storage that only ever sees ciphertext: a fresh data key per object, wrapped by the master key. */
 export function createEncryptedStore(storage: BlobStorage, keyring: Keyring) {
   const spares: Buffer[] = [];
-  /** The ciphertext of an object read whole, given to `open` and then free to be read into again. */
-  async function withSealed<T>(key: string, size: number, open: (sealed: Buffer) => T): Promise<T> {
-    const bytes = encryptedSize(size);
+  /**
+   * An object read whole and decrypted by `decrypt` (decryptWhole or decryptPieces), its ciphertext
+   * read into a spare buffer that is free to be read into again once `decrypt` has returned.
+   */
+  async function decryptedWhole<T>(
+    key: string,
+    wrapped: WrappedKey,
+    expected: ExpectedPlaintext,
+    decrypt: (sealed: Buffer, dataKey: Buffer, expected: ExpectedPlaintext) => T,
+  ): Promise<T> {
+    const dataKey = keyring.unwrap(wrapped);
+    const bytes = encryptedSize(expected.size);
     const spare = bytes < SPARE_BYTES ? (spares.pop() ?? Buffer.allocUnsafeSlow(SPARE_BYTES)) : undefined;
     try {
-      return open(await storage.getWhole!(key, bytes, spare));
+      return decrypt(await storage.getWhole!(key, bytes, spare), dataKey, expected);
     } finally {
       if (spare && spares.length < SPARE_COUNT) spares.push(spare);
     }
@@ -83,14 +92,7 @@ export function createEncryptedStore(storage: BlobStorage, keyring: Keyring) {
      */
     async readAll(key: string, wrapped: WrappedKey, expected: ExpectedPlaintext): Promise<ArrayBuffer> {
       // A driver that reads an object in one piece: one read, the chunks decrypted in one go, no stream.
-      if (storage.getWhole) {
-        const dataKey = keyring.unwrap(wrapped);
-        return withSealed(
-          key,
-          expected.size,
-          (sealed) => decryptWhole(sealed, dataKey, expected).buffer as ArrayBuffer,
-        );
-      }
+      if (storage.getWhole) return (await decryptedWhole(key, wrapped, expected, decryptWhole)).buffer as ArrayBuffer;
       const stream = await this.open(key, wrapped, expected);
       const out = new Uint8Array(new ArrayBuffer(expected.size));
       let at = 0;
@@ -113,10 +115,7 @@ export function createEncryptedStore(storage: BlobStorage, keyring: Keyring) {
      * reads, one piece (readAll's buffer).
      */
     async readPieces(key: string, wrapped: WrappedKey, expected: ExpectedPlaintext): Promise<Buffer[]> {
-      if (storage.getWhole) {
-        const dataKey = keyring.unwrap(wrapped);
-        return withSealed(key, expected.size, (sealed) => decryptPieces(sealed, dataKey, expected));
-      }
+      if (storage.getWhole) return decryptedWhole(key, wrapped, expected, decryptPieces);
       return [Buffer.from(await this.readAll(key, wrapped, expected))];
     },
 

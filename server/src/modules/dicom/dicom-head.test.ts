@@ -9,11 +9,10 @@ import { readHead } from './dicom-head.ts';
 const read = (name: string): Uint8Array<ArrayBuffer> => new Uint8Array(readFileSync(join(FIXTURES, 'dicom', name)));
 const text = (ds: dicomParser.DataSet, tag: string) => ds.string(tag)?.trim() || null;
 
-/** The data set as dcmjs reads it (the reference here: another library than the one under test). */
-function dictOf(bytes: Uint8Array<ArrayBuffer>): Record<string, { Value?: unknown[] }> {
-  return dcmjs.data.DicomMessage.readFile(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.length))
-    .dict as Record<string, { Value?: unknown[] }>;
-}
+/** The object as dcmjs reads it (the reference here: another library than the one under test). */
+const messageOf = (bytes: Uint8Array<ArrayBuffer>) =>
+  dcmjs.data.DicomMessage.readFile(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.length));
+const dictOf = (bytes: Uint8Array<ArrayBuffer>) => messageOf(bytes).dict as Record<string, { Value?: unknown[] }>;
 const valueOf = (dict: Record<string, { Value?: unknown[] }>, tag: string) => {
   const v = dict[tag]?.Value?.[0];
   return typeof v === 'string' && v.trim() ? v.trim() : null;
@@ -71,9 +70,7 @@ describe('readHead', () => {
 
   it('a file without a Series Instance UID is read to its end, and reached', () => {
     const bytes = read('ct_explicit_le_16bit_signed_small.dcm');
-    const message = dcmjs.data.DicomMessage.readFile(
-      bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.length),
-    );
+    const message = messageOf(bytes);
     delete (message.dict as Record<string, unknown>)['0020000E'];
     const without = new Uint8Array(message.write());
     expect(readHead(without, true)).toMatchObject({ seriesUid: null, studyUid: expect.any(String), reached: true });

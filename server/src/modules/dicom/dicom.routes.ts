@@ -105,15 +105,13 @@ function sendMultipart(reply: FastifyReply, type: string, parts: Part[]) {
           const opening = early ?? part.open();
           prefetch(i + 1);
           const content = await opening;
-          if (content instanceof Uint8Array) {
-            yield head(part, content.length);
-            yield content;
-          } else if (Array.isArray(content)) {
+          if (content instanceof Uint8Array || Array.isArray(content)) {
+            const pieces = content instanceof Uint8Array ? [content] : content;
             yield head(
               part,
-              content.reduce((n, piece) => n + piece.length, 0),
+              pieces.reduce((n, piece) => n + piece.length, 0),
             );
-            yield* content;
+            yield* pieces;
           } else {
             opened.push(content);
             yield head(part, part.size);

@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
 import type { Logger } from 'pino';
-import { type ExpectedPlaintext, IntegrityError } from '../../crypto/envelope.ts';
+import { type ExpectedPlaintext, IntegrityError, type WrappedKey } from '../../crypto/envelope.ts';
 import type { ImageRow } from '../../db/schema.ts';
 import { AppError, errorMessage } from '../../errors.ts';
 import type { EncryptedStore } from '../../storage/encrypted-store.ts';
@@ -42,7 +42,7 @@ export function createStoredDicom({ store, repo, engine, log }: Deps) {
    */
   async function reading<T>(
     image: ImageRow,
-    read: (key: string, wrapped: ReturnType<typeof wrappedOf>, expected: ExpectedPlaintext) => Promise<T>,
+    read: (key: string, wrapped: WrappedKey, expected: ExpectedPlaintext) => Promise<T>,
   ): Promise<T> {
     try {
       return await read(image.storage_key, wrappedOf(image), { sha256: image.sha256, size: image.size_bytes });
