@@ -197,8 +197,10 @@ export async function buildApp(config: Config, options: { logStream?: Writable }
 
 /**
  * Serves the built SPA; index.html gets a fresh CSP nonce per response for Emotion's style tags.
- * `/` gets landing.html when the build made it: index.html with the landing page prerendered in it
- * (web/build/prerender.ts), its inline styles stamped with the same nonce.
+ * The static first pages get their own file when the build made it (`/` landing.html, `/login`
+ * login.html: index.html with the page prerendered in it and a boot script in place of the app's entry,
+ * web/build/prerender.ts; docs/decisions.md › Static first pages), its inline styles stamped with the
+ * same nonce.
  */
 async function registerWebApp(app: FastifyInstance, dist: string, withStyleNonce: (reply: FastifyReply) => string) {
   const indexPath = `${dist}/index.html`;
@@ -207,8 +209,9 @@ async function registerWebApp(app: FastifyInstance, dist: string, withStyleNonce
     return;
   }
   const indexHtml = readFileSync(indexPath, 'utf8');
-  const landingPath = `${dist}/landing.html`;
-  const landingHtml = existsSync(landingPath) ? readFileSync(landingPath, 'utf8') : indexHtml;
+  const staticPage = (file: string) =>
+    existsSync(`${dist}/${file}`) ? readFileSync(`${dist}/${file}`, 'utf8') : indexHtml;
+  const staticPages = { '/': staticPage('landing.html'), '/login': staticPage('login.html') };
   await app.register(fastifyStatic, {
     root: dist,
     index: false,
@@ -227,7 +230,8 @@ async function registerWebApp(app: FastifyInstance, dist: string, withStyleNonce
     if (!/\bgzip\b/.test(String(reply.request.headers['accept-encoding'] ?? ''))) return reply.send(html);
     return reply.header('content-encoding', 'gzip').send(gzipSync(html));
   };
-  app.get('/', { schema: { hide: true } }, (_request, reply) => sendIndex(reply, landingHtml));
+  for (const [path, html] of Object.entries(staticPages))
+    app.get(path, { schema: { hide: true } }, (_request, reply) => sendIndex(reply, html));
   app.get('/*', { schema: { hide: true } }, (request, reply) => {
     const path = request.url.split('?')[0]!;
     if (isApiPath(path)) {

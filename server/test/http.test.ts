@@ -18,12 +18,16 @@ beforeAll(async () => {
       // What web/build/precompress.ts writes beside each asset.
       writeFileSync(join(dist, 'assets', 'app.js.br'), brotliCompressSync('console.log(1)'));
       writeFileSync(join(dist, 'assets', 'app.js.gz'), gzipSync('console.log(1)'));
-      // What web/build/prerender.ts writes: index.html with the landing page in it.
-      writeFileSync(
-        join(dist, 'landing.html'),
-        '<html><head><meta property="csp-nonce" nonce="__CSP_NONCE__"><style data-emotion="mui a1" nonce="__CSP_NONCE__">.a1{}</style></head>' +
-          '<body><div id="prerendered"><h1>Landing</h1></div><div id="root"></div></body></html>',
-      );
+      // What web/build/prerender.ts writes: index.html with a static page in it, for each such page.
+      for (const [file, heading] of [
+        ['landing.html', 'Landing'],
+        ['login.html', 'Login'],
+      ])
+        writeFileSync(
+          join(dist, file!),
+          '<html><head><meta property="csp-nonce" nonce="__CSP_NONCE__"><style data-emotion="mui a1" nonce="__CSP_NONCE__">.a1{}</style></head>' +
+            `<body><div id="prerendered"><h1>${heading}</h1></div><div id="root"></div></body></html>`,
+        );
       c.webDist = dist;
     },
     new Writable({
@@ -82,15 +86,21 @@ describe('security headers', () => {
     expect(a.headers['cache-control']).toBe('no-store');
   });
 
-  it('sends the prerendered landing page at / only, every nonce in it replaced by the answer’s', async () => {
-    const landing = await t.request({ method: 'GET', url: '/' });
-    expect(landing.body).toContain('<div id="prerendered"><h1>Landing</h1></div>');
-    expect(landing.body).not.toContain('__CSP_NONCE__');
-    const nonces = [...landing.body.matchAll(/nonce="([^"]+)"/g)].map((m) => m[1]);
-    expect(nonces).toHaveLength(2);
-    expect(new Set(nonces).size).toBe(1);
-    expect(String(landing.headers['content-security-policy'])).toContain(`'nonce-${nonces[0]}'`);
-    for (const url of ['/login', '/view-images', '/x'])
+  it('sends the static landing and login pages at their paths only, every nonce in them replaced by the answer’s', async () => {
+    for (const [url, heading] of [
+      ['/', 'Landing'],
+      ['/login', 'Login'],
+      ['/login?next=%2Fview-images', 'Login'],
+    ]) {
+      const page = await t.request({ method: 'GET', url: url! });
+      expect(page.body, url).toContain(`<div id="prerendered"><h1>${heading}</h1></div>`);
+      expect(page.body).not.toContain('__CSP_NONCE__');
+      const nonces = [...page.body.matchAll(/nonce="([^"]+)"/g)].map((m) => m[1]);
+      expect(nonces).toHaveLength(2);
+      expect(new Set(nonces).size).toBe(1);
+      expect(String(page.headers['content-security-policy'])).toContain(`'nonce-${nonces[0]}'`);
+    }
+    for (const url of ['/register', '/login/x', '/view-images', '/x'])
       expect((await t.request({ method: 'GET', url })).body, url).not.toContain('prerendered');
   });
 

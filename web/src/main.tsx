@@ -1,6 +1,5 @@
 // First: configures zod before any schema is built (see the module).
 import './lib/zod-jitless.ts';
-import '@fontsource-variable/inter/wght.css';
 import 'react-toastify/ReactToastify.css';
 import './index.css';
 import { StrictMode } from 'react';

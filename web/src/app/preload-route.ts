@@ -1,7 +1,8 @@
 import { matchPath } from 'react-router';
 import { paths } from '../config/paths';
 import { prefetchViewImages } from '../features/images/api/prefetch-view-images';
-import { persistor, readStoredSession, store } from '../lib/store';
+import { persistor, store } from '../lib/store';
+import { readStoredSession } from '../lib/stored-session';
 import { preloadRouteChunks } from './router';
 
 /** Runs `then` once the store holds the stored session (redux-persist reads it asynchronously). */

@@ -1,9 +1,10 @@
 import { isValidElement, lazy, Suspense, type ComponentType, type LazyExoticComponent, type ReactNode } from 'react';
-import { createBrowserRouter, matchRoutes, Outlet, RouterProvider, type RouteObject } from 'react-router';
+import { createBrowserRouter, matchRoutes, Outlet, RouterProvider, useLocation, type RouteObject } from 'react-router';
 import { LogoutContext } from '../components/layout/logout-context';
 import { RouteFallback } from '../components/ui/route-fallback';
 import { paths } from '../config/paths';
 import { useLogout } from '../features/auth/hooks/use-logout';
+import { useDropStaticCopyElsewhere } from '../lib/prerendered';
 import { useDismissErrorToastsOnPageChange } from './dismiss-errors-on-page-change';
 import { RequireAuth } from './require-auth';
 import { RequirePageAccess } from './require-page-access';
@@ -49,6 +50,7 @@ const SeriesViewer = page(() => import('../features/dicom-viewer/series-viewer-r
 function RootLayout() {
   const { logout, isPending } = useLogout();
   useDismissErrorToastsOnPageChange();
+  useDropStaticCopyElsewhere(useLocation().pathname);
   return (
     <LogoutContext value={{ logout: () => void logout(), loggingOut: isPending }}>
       <Suspense fallback={<RouteFallback />}>

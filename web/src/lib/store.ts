@@ -13,7 +13,8 @@ import {
 } from 'redux-persist';
 import { ApiError, apiRequest, bindSession } from './api-client.ts';
 import { type ApiClient, apiSlice } from './api-slice.ts';
-import { clearSession, sessionSlice, type SessionState } from './session.ts';
+import { clearSession, sessionSlice } from './session.ts';
+import { PERSIST_KEY } from './stored-session.ts';
 
 /**
  * redux-persist's own localStorage adapter is a CommonJS deep import; this one is four lines and
@@ -41,8 +42,6 @@ const resetCacheWhenSessionEnds: Middleware<object, RootState> = (api) => (next)
   if (before !== null && after !== before) api.dispatch(apiSlice.util.resetApiState());
   return result;
 };
-
-const PERSIST_KEY = 'root';
 
 const persistedReducer = persistReducer(
   {
@@ -95,22 +94,6 @@ bindSession({
     await persistor.flush();
   },
 });
-
-/**
- * The session as redux-persist stored it (each slice is a JSON string inside the JSON object),
- * read synchronously: main.tsx starts downloads with it before the store has rehydrated. Null
- * when there is none or it cannot be read; the store's own rehydration stays the authority.
- */
-export function readStoredSession(): SessionState | null {
-  try {
-    const raw = window.localStorage.getItem(`persist:${PERSIST_KEY}`);
-    const slice = raw ? (JSON.parse(raw) as Record<string, unknown>)[sessionSlice.reducerPath] : undefined;
-    const session = typeof slice === 'string' ? (JSON.parse(slice) as Partial<SessionState>) : null;
-    return typeof session?.token === 'string' ? { token: session.token, user: session.user ?? null } : null;
-  } catch {
-    return null;
-  }
-}
 
 export const useAppDispatch = useDispatch.withTypes<AppDispatch>();
 export const useAppSelector = useSelector.withTypes<RootState>();

@@ -7,13 +7,14 @@ import Stack from '@mui/material/Stack';
 import TextField from '@mui/material/TextField';
 import Typography from '@mui/material/Typography';
 import { AuthMessages } from '@medshare/contracts/constants';
-import { useEffect, useState, type FormEvent } from 'react';
+import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { Link as RouterLink, useLocation } from 'react-router';
 import { PasswordField } from '../../../components/form/password-field';
 import { AuthLayout } from '../../../components/layout/auth-layout';
 import { REDIRECT_AFTER_LOGIN_MS, SESSION_ENDED_KEY } from '../../../config/constants';
 import { paths } from '../../../config/paths';
 import { messageOf, toast, UNDER_REVIEW_TOAST_ID } from '../../../lib/notify';
+import { usePrerenderedForm } from '../../../lib/prerendered';
 import { useLoginMutation } from '../api/login';
 import { useDelayedNavigate } from '../hooks/use-delayed-navigate';
 import { rememberEmail } from '../utils/remembered-email';
@@ -40,6 +41,9 @@ export function LoginForm() {
   const [redirecting, setRedirecting] = useState(false);
   const [login, { isLoading: isPending }] = useLoginMutation();
   const navigateLater = useDelayedNavigate();
+  const form = useRef<HTMLFormElement>(null);
+  // Served first as static HTML (docs/decisions.md › Static first pages): what was typed there comes along.
+  usePrerenderedForm(form, { email: setEmail, password: setPassword });
 
   useEffect(() => {
     sessionEndedFlag('clear');
@@ -81,7 +85,7 @@ export function LoginForm() {
           {AuthMessages.providerUnderReview}
         </Alert>
       )}
-      <Box component="form" onSubmit={handleSubmit}>
+      <Box component="form" ref={form} onSubmit={handleSubmit}>
         <Stack spacing={2.5}>
           <TextField
             label="Email"
