@@ -89,7 +89,9 @@ export function AuthLayout({ title, subtitle, pageTitle, wide, children }: AuthL
           display: 'flex',
           flexDirection: 'column',
           alignItems: 'center',
-          justifyContent: 'center',
+          // On a phone the card starts at the top: centred, it moved down the screen while a slow link
+          // was still delivering the page (the login page is drawn as its HTML arrives; CLS 0.06–0.09).
+          justifyContent: { xs: 'flex-start', md: 'center' },
           px: { xs: 2, sm: 4 },
           py: { xs: 3, sm: 6 },
         }}
