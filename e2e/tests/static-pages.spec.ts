@@ -105,6 +105,27 @@ for (const viewport of viewports) {
       expect(await waitForCode(u.email, before)).toMatch(/^\d{6}$/);
     });
 
+    test('without its script the static login form sends nothing, not even by Enter', async ({ browser }) => {
+      const noScript = await browser.newContext({ viewport });
+      await noScript.route('**/assets/*.js', (route) => route.abort());
+      const page = await noScript.newPage();
+      const urls = requestsOf(page);
+      const posts: string[] = [];
+      page.on('request', (request) => {
+        if (request.method() !== 'GET') posts.push(request.url());
+      });
+      await page.goto('/login');
+      await page.getByLabel('Email').fill('ada@example.org');
+      await page.getByLabel(/^Password/).fill('a long passphrase');
+      await page.keyboard.press('Enter');
+      await expect(page.getByRole('button', { name: 'Login' })).toBeDisabled();
+      await page.waitForTimeout(300);
+      await expect(page).toHaveURL(/\/login$/);
+      expect(posts).toEqual([]);
+      expect(urls.filter((url) => url.includes('passphrase') || url.includes('ada%40'))).toEqual([]);
+      await noScript.close();
+    });
+
     test('after the server ended a session, the login page starts the app at once and says why', async ({ page }) => {
       await page.goto('/favicon.svg');
       await page.evaluate(() => sessionStorage.setItem('medshare:sessionEnded', '1'));

@@ -48,7 +48,12 @@ for (const name of Object.keys(STATIC_PAGES) as StaticPageName[]) {
       return ` data-prerendered-style="${id}"`;
     })
     // A blank placeholder, so that the page's sheet can tell a field with a value (renderStaticPage).
-    .replace(/<input(?![^>]*\splaceholder=)/g, '<input placeholder=" "');
+    .replace(/<input(?![^>]*\splaceholder=)/g, '<input placeholder=" "')
+    // Without the boot script (scripts blocked, or its file lost on the way) a form must not send
+    // anything: its submit buttons start disabled, which also stops Enter in a field from submitting,
+    // and the boot script enables them. Were it ever sent, a POST keeps the fields out of the URL.
+    .replace(/<form(?![^>]*\smethod=)/g, '<form method="post"')
+    .replace(/<button(?=[^>]*\stype="submit")/g, '<button disabled=""');
   // While the copy is there, the app renders hidden behind it (lib/prerendered.ts).
   const rules = `${attributeRules.join('')}#${STATIC_COPY_ID}+#root{display:none}`;
   const styleTag = page.style.replace('</style>', `${rules}</style>`);

@@ -19,7 +19,7 @@ beforeEach(() => {
   );
   document.body.insertAdjacentHTML(
     'afterbegin',
-    `<div id="${STATIC_COPY_ID}"><form><input name="email"><button type="submit">Login</button></form></div>`,
+    `<div id="${STATIC_COPY_ID}"><form><input name="email"><button type="submit" disabled>Login</button></form></div>`,
   );
 });
 
@@ -58,6 +58,12 @@ describe('a static page’s boot (boot/static-page.ts)', () => {
     expect(appScripts()).toHaveLength(1);
     expect(appStyles()).toHaveLength(1);
     expect(copy().dataset[INTERACTED]).toBe('true');
+  });
+
+  it('enables the submit buttons the static copy comes with disabled (without it, nothing may be sent)', () => {
+    expect(copy().querySelector('button')!.disabled).toBe(true);
+    stop = bootStaticPage();
+    expect(copy().querySelector('button')!.disabled).toBe(false);
   });
 
   it('never lets the static form submit itself: the submit is held for the app, which it starts', () => {

@@ -74,6 +74,10 @@ export function bootStaticPage(): () => void {
     observer.observe({ type: 'paint', buffered: true });
   }
 
+  // The copy's forms come with their submit buttons disabled (web/build/prerender.ts): without this
+  // script they must not send anything; with it, their submit waits for the app (onSubmit).
+  for (const button of copy()?.querySelectorAll<HTMLButtonElement>('button[type="submit"]') ?? [])
+    button.disabled = false;
   document.addEventListener('submit', onSubmit, true);
   for (const type of INTERACTIONS) addEventListener(type, onInteraction, { capture: true, passive: true });
   if (readStoredSession() !== null || sessionEnded()) startApp();
