@@ -27,7 +27,12 @@ import type { PatientShares } from '../sharing/patient-share.ts';
 import { type Access, accessOf, canSeeEverything, isUuid } from './access-policy.ts';
 import { contentDisposition } from './file-type.ts';
 import { presentImage } from './image-presenter.ts';
-import { type ImageWithPeople, type ListEntry, createImagesRepository } from './images.repository.ts';
+import {
+  type ContentSource,
+  type ImageWithPeople,
+  type ListEntry,
+  createImagesRepository,
+} from './images.repository.ts';
 import { createImageJobs } from './jobs.ts';
 import { type OpenParts, type UploadResult, createUploader } from './upload.ts';
 
@@ -109,7 +114,7 @@ export function createImagesService(deps: Deps) {
 
   /** Opens an image's bytes (or thumbnail) for whoever the caller decided may see them; audited first. */
   async function openBytes(
-    image: ImageWithPeople | ImageRow | null,
+    image: ContentSource | null,
     requestedId: string | null,
     variant: ContentVariant,
     download: boolean,
@@ -249,8 +254,9 @@ export function createImagesService(deps: Deps) {
     /** Decrypted bytes for a viewer allowed to see them; everyone else gets 404. Audited either way. */
     async openContent(actor: Actor, id: string, variant: ContentVariant, download: boolean): Promise<ContentAnswer> {
       const action = variant === 'thumbnail' ? 'image.thumbnail' : download ? 'image.download' : 'image.view';
-      const found = await loadForAccess(actor, id);
-      const image = found?.access.content ? found.image : null;
+      // The content read's own narrow query: the same rule (accessOf) over the same share join.
+      const found = isUuid(id) ? await repo.getContentForViewer(id, actor.userId) : undefined;
+      const image = found && accessOf(actor, found.image, found.share)?.content ? found.image : null;
       return openBytes(image, isUuid(id) ? id : null, variant, download, {
         userId: actor.userId,
         action,
