@@ -44,6 +44,7 @@ const ENGINE_INDEPENDENT = [
  */
 const ENGINE_SENSITIVE = [
   'src/db/transactor.test.ts',
+  'src/db/compiled-query.test.ts',
   'src/modules/images/crash.test.ts',
   'src/modules/messages/messages.crash.test.ts',
   'src/modules/audit/audit.test.ts',

@@ -172,6 +172,24 @@ describe('fs blob storage', () => {
     storage.close();
   });
 
+  it('reads whole: a missing object or a bad key rejects, a longer one shows its extra byte, no descriptor stays open', async () => {
+    const storage = createFsStorage(join(tempDir(), 'blobs'));
+    const body = randomBytes(70_000);
+    await storage.put('whole-fs-1', Readable.from([body]));
+    const openFds = () => readdirSync('/proc/self/fd').length;
+    const before = openFds();
+    const into = Buffer.alloc(200_000);
+    for (let i = 0; i < 50; i++) {
+      expect((await storage.getWhole!('whole-fs-1', body.length, into)).equals(body)).toBe(true);
+      // A longer object than expected: maxBytes + 1 bytes, so that the caller sees it is longer.
+      expect((await storage.getWhole!('whole-fs-1', 1000)).equals(body.subarray(0, 1001))).toBe(true);
+      await expect(storage.getWhole!('whole-fs-missing', 10)).rejects.toBeInstanceOf(BlobNotFoundError);
+      await expect(storage.getWhole!('../../etc/passwd', 10)).rejects.toThrow(/invalid blob key/);
+    }
+    expect(openFds()).toBe(before);
+    storage.close();
+  });
+
   it('keeps partial writes in .tmp only and removes stale ones', async () => {
     const root = join(tempDir(), 'blobs');
     const storage = createFsStorage(root);

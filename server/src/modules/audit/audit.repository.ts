@@ -1,5 +1,6 @@
 import { AUDIT_READ_ACTIONS, type AuditCategory } from '@medshare/contracts';
 import { type Expression, type RawBuilder, type SqlBool, sql } from 'kysely';
+import { compiledQuery } from '../../db/compiled-query.ts';
 import { type Db, PREPARED } from '../../db/db.ts';
 import { type ChainFields, chainTail } from './audit-chain.ts';
 
@@ -91,6 +92,20 @@ export function auditCtes(events: Omit<ChainFields, 'createdAt'>[], when?: RawBu
   if (!events.length) throw new Error('auditCtes needs at least one event');
   // Microsecond timestamps from the database would not survive a round trip through Date.
   const createdAt = new Date();
+  return chainCtes(
+    events.map((f) => ({ ...f, createdAt, tail: chainTail({ ...f, createdAt }) })),
+    when,
+  );
+}
+
+/** A row to append as the chain's CTEs take it: its fields, and `tail` = chainTail of them. */
+type AppendRow = ChainFields & { tail: string };
+
+/**
+ * auditCtes over rows whose tails are made. Each field only ever becomes a parameter of the
+ * statement (so its values may be compiledQuery's placeholders: appendStatement).
+ */
+function chainCtes(events: readonly Record<keyof AppendRow, unknown>[], when?: RawBuilder<boolean>): AuditCtes {
   const ctes: RawBuilder<unknown>[] = [
     when
       ? sql`audit_h0 AS (SELECT last_hash AS hash FROM audit_head WHERE id = 1 AND (${when}) FOR UPDATE)`
@@ -100,11 +115,10 @@ export function auditCtes(events: Omit<ChainFields, 'createdAt'>[], when?: RawBu
   events.forEach((f, i) => {
     const prev = sql.raw(`audit_h${i}`);
     const self = sql.raw(`audit_h${i + 1}`);
-    const tail = chainTail({ ...f, createdAt });
     ctes.push(sql`${self} AS (
-      SELECT ${prev}.hash AS prev, encode(sha256(convert_to('["' || ${prev}.hash || '",' || ${tail}::text, 'UTF8')), 'hex') AS hash
+      SELECT ${prev}.hash AS prev, encode(sha256(convert_to('["' || ${prev}.hash || '",' || ${f.tail}::text, 'UTF8')), 'hex') AS hash
       FROM ${prev})`);
-    rows.push(sql`SELECT ${i}::int AS ord, ${createdAt}::timestamptz, ${f.userId}::uuid, ${f.actionType}::text,
+    rows.push(sql`SELECT ${i}::int AS ord, ${f.createdAt}::timestamptz, ${f.userId}::uuid, ${f.actionType}::text,
       ${f.tableName}::text, ${f.recordId}::text, ${f.ipAddress}::text, ${f.status}::text, ${f.reason}::text, prev, hash
       FROM ${self}`);
   });
@@ -123,17 +137,65 @@ export function auditCtes(events: Omit<ChainFields, 'createdAt'>[], when?: RawBu
   return { ctes: sql.join(ctes, sql`, `), applied: when ? appliedIf(when) : APPLIED };
 }
 
-/** Appends rows in chain order in one statement (the head's lock is held across it, so it is one round trip). */
-async function appendIn(db: Db, rows: Omit<ChainFields, 'createdAt'>[]): Promise<void> {
-  const { ctes, applied } = auditCtes(rows);
-  // One text per batch size (1 to AUDIT_BATCH_MAX rows): prepared, as every read appends.
-  await sql`WITH ${ctes} SELECT ${applied} ${PREPARED}`.execute(db);
+/** The fields of an AppendRow in the order `appendStatement` takes them. */
+const APPEND_FIELDS = [
+  'tail',
+  'createdAt',
+  'userId',
+  'actionType',
+  'tableName',
+  'recordId',
+  'ipAddress',
+  'status',
+  'reason',
+] as const satisfies readonly (keyof AppendRow)[];
+
+/**
+ * The append of `count` rows in one statement (the head's lock is held across it, so it is one
+ * round trip), compiled once per batch size (1 to AUDIT_BATCH_MAX rows) and prepared: every read
+ * appends. Its arguments are each row's APPEND_FIELDS in turn.
+ */
+function appendStatement(db: Db, count: number) {
+  return compiledQuery(
+    db,
+    (...values: unknown[]) => {
+      const at = (r: number, k: (typeof APPEND_FIELDS)[number]) =>
+        values[r * APPEND_FIELDS.length + APPEND_FIELDS.indexOf(k)];
+      const rows = Array.from({ length: count }, (_, r) => ({
+        tail: at(r, 'tail'),
+        createdAt: at(r, 'createdAt'),
+        userId: at(r, 'userId'),
+        actionType: at(r, 'actionType'),
+        tableName: at(r, 'tableName'),
+        recordId: at(r, 'recordId'),
+        ipAddress: at(r, 'ipAddress'),
+        status: at(r, 'status'),
+        reason: at(r, 'reason'),
+      }));
+      const { ctes, applied } = chainCtes(rows);
+      return sql<{ applied: boolean }>`WITH ${ctes} SELECT ${applied} AS applied ${PREPARED}`;
+    },
+    count * APPEND_FIELDS.length,
+  );
 }
 
 export function createAuditRepository(db: Db) {
+  const appends = new Map<number, ReturnType<typeof appendStatement>>();
   return {
     /** Appends rows (one transaction); the head row's lock orders concurrent appends into one chain. */
-    append: (rows: Omit<ChainFields, 'createdAt'>[]) => appendIn(db, rows),
+    async append(rows: Omit<ChainFields, 'createdAt'>[]): Promise<void> {
+      if (!rows.length) throw new Error('append needs at least one row');
+      // Microsecond timestamps from the database would not survive a round trip through Date.
+      const createdAt = new Date();
+      const values: unknown[] = [];
+      for (const f of rows) {
+        const row: AppendRow = { ...f, createdAt, tail: chainTail({ ...f, createdAt }) };
+        for (const k of APPEND_FIELDS) values.push(row[k]);
+      }
+      let statement = appends.get(rows.length);
+      if (!statement) appends.set(rows.length, (statement = appendStatement(db, rows.length)));
+      await statement(...values);
+    },
 
     /** Rows in chain order, a batch at a time, for verification. */
     listAfter(afterId: number, limit: number, upToId: number = Number.MAX_SAFE_INTEGER) {

@@ -1,5 +1,6 @@
 import { LIST_MAX_WINDOW, type RoleName } from '@medshare/contracts';
 import { type Insertable, type SqlBool, sql } from 'kysely';
+import { compiledQuery } from '../../db/compiled-query.ts';
 import { type Db, PREPARED } from '../../db/db.ts';
 import { countUpTo } from '../../http/list-window.ts';
 import type { ImageRow, ImagesTable, ShareRow, ThumbnailStatus } from '../../db/schema.ts';
@@ -28,6 +29,27 @@ export interface ShareWithCreator extends ShareRow {
   creator_firstname: string;
   creator_lastname: string;
 }
+
+/** What a read of an image's bytes or thumbnail needs of its row: who uploaded it, its objects and its name. */
+export type ContentSource = Pick<
+  ImageRow,
+  | 'id'
+  | 'uploader_id'
+  | 'content_type'
+  | 'original_name'
+  | 'storage_key'
+  | 'wrapped_key'
+  | 'key_id'
+  | 'sha256'
+  | 'size_bytes'
+  | 'thumbnail_status'
+  | 'thumb_storage_key'
+  | 'thumb_wrapped_key'
+  | 'thumb_key_id'
+  | 'thumb_content_type'
+  | 'thumb_size_bytes'
+  | 'thumb_sha256'
+>;
 
 /** One row of a list page: an own image (share_id null) or an image that reached the viewer through a share. */
 export interface ListEntry {
@@ -66,6 +88,42 @@ export function createImagesRepository(db: Db) {
       .orderBy('images.created_at')
       .limit(1)
       .modifyEnd(PREPARED);
+
+  /**
+   * The content read's query (every read of a file or thumbnail asks it): only the columns the read
+   * needs, no people, the viewer's share joined; compiled once.
+   */
+  const contentForViewer = compiledQuery(db, (id: string, viewerId: string) =>
+    db
+      .selectFrom('images')
+      .leftJoin('shares as vs', (j) => j.onRef('vs.image_id', '=', 'images.id').on('vs.created_for', '=', viewerId))
+      .select([
+        'images.id',
+        'images.uploader_id',
+        'images.content_type',
+        'images.original_name',
+        'images.storage_key',
+        'images.wrapped_key',
+        'images.key_id',
+        'images.sha256',
+        'images.size_bytes',
+        'images.thumbnail_status',
+        'images.thumb_storage_key',
+        'images.thumb_wrapped_key',
+        'images.thumb_key_id',
+        'images.thumb_content_type',
+        'images.thumb_size_bytes',
+        'images.thumb_sha256',
+        'vs.id as viewer_share_id',
+        'vs.revoked_at as viewer_share_revoked_at',
+        'vs.expires_at as viewer_share_expires_at',
+        'vs.verified_at as viewer_share_verified_at',
+        'vs.locked_at as viewer_share_locked_at',
+      ])
+      .where('images.id', '=', id)
+      .where('images.deleted_at', 'is', null)
+      .modifyEnd(PREPARED),
+  );
 
   return {
     async findUser(id: string): Promise<UserBrief | undefined> {
@@ -172,6 +230,24 @@ export function createImagesRepository(db: Db) {
         .where('images.deleted_at', 'is', null)
         .modifyEnd(PREPARED)
         .executeTakeFirst();
+      if (!row) return undefined;
+      const {
+        viewer_share_id: shareId,
+        viewer_share_revoked_at: revoked_at,
+        viewer_share_expires_at: expires_at,
+        viewer_share_verified_at: verified_at,
+        viewer_share_locked_at: locked_at,
+        ...image
+      } = row;
+      return { image, share: shareId === null ? undefined : { revoked_at, expires_at, verified_at, locked_at } };
+    },
+
+    /** getLiveForViewer for a read of the bytes or thumbnail: the row as ContentSource, without people. */
+    async getContentForViewer(
+      id: string,
+      viewerId: string,
+    ): Promise<{ image: ContentSource; share: ShareLife | undefined } | undefined> {
+      const [row] = await contentForViewer(id, viewerId);
       if (!row) return undefined;
       const {
         viewer_share_id: shareId,

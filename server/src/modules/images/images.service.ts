@@ -7,7 +7,7 @@ import {
   type ListImagesQuery,
   type Pagination,
 } from '@medshare/contracts';
-import type { Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 import type { Logger } from 'pino';
 import { IntegrityError } from '../../crypto/envelope.ts';
 import type { PasswordHasher } from '../../crypto/passwords.ts';
@@ -27,7 +27,12 @@ import type { PatientShares } from '../sharing/patient-share.ts';
 import { type Access, accessOf, canSeeEverything, isUuid } from './access-policy.ts';
 import { contentDisposition } from './file-type.ts';
 import { presentImage } from './image-presenter.ts';
-import { type ImageWithPeople, type ListEntry, createImagesRepository } from './images.repository.ts';
+import {
+  type ContentSource,
+  type ImageWithPeople,
+  type ListEntry,
+  createImagesRepository,
+} from './images.repository.ts';
 import { createImageJobs } from './jobs.ts';
 import { type OpenParts, type UploadResult, createUploader } from './upload.ts';
 
@@ -35,18 +40,37 @@ export type ContentVariant = 'content' | 'thumbnail';
 
 /**
  * Objects up to this size are read, decrypted and checked whole before their answer starts (one
- * read, one buffer sent): thumbnails and most single DICOM instances. The stream machinery cost a
- * third of a read's main-thread CPU (bench/RESULTS.md › Content reads of small files whole), and a
+ * read): thumbnails and most single DICOM instances. The stream machinery of a decrypting stream cost
+ * a third of a read's main-thread CPU (bench/RESULTS.md › Content reads of small files whole), and a
  * file that fails its check is refused before any byte of it leaves. Larger ones stream.
  */
 export const WHOLE_READ_MAX_BYTES = 1024 * 1024;
 
 export interface ContentAnswer {
-  /** The whole file when it is small (WHOLE_READ_MAX_BYTES), read and checked before the answer; else a stream. */
+  /**
+   * A file up to WHOLE_READ_MAX_BYTES is read and checked whole before the answer (bodyOfChecked);
+   * a larger one is a stream whose checks fail it before its end.
+   */
   body: Buffer | Readable;
   contentType: string;
   size: number;
   disposition: string;
+}
+
+/**
+ * A whole read's plaintext, already checked whole (every tag, size and SHA-256: readPieces), as the
+ * answer's body: its one chunk, or its chunks in turn. Not joined into one buffer: that copy was half
+ * of what a read allocated outside V8's heap, whose growth is what starts its full collections
+ * (docs/decisions.md › A content read's file and answer).
+ */
+function bodyOfChecked(pieces: Buffer[]): Buffer | Readable {
+  if (pieces.length <= 1) return pieces[0] ?? Buffer.alloc(0);
+  return new Readable({
+    read() {
+      for (const piece of pieces) this.push(piece);
+      this.push(null);
+    },
+  });
 }
 
 interface Deps {
@@ -109,7 +133,7 @@ export function createImagesService(deps: Deps) {
 
   /** Opens an image's bytes (or thumbnail) for whoever the caller decided may see them; audited first. */
   async function openBytes(
-    image: ImageWithPeople | ImageRow | null,
+    image: ContentSource | null,
     requestedId: string | null,
     variant: ContentVariant,
     download: boolean,
@@ -152,7 +176,7 @@ export function createImagesService(deps: Deps) {
     try {
       body =
         object.expected.size <= WHOLE_READ_MAX_BYTES
-          ? Buffer.from(await store.readAll(object.key, object.wrapped, object.expected))
+          ? bodyOfChecked(await store.readPieces(object.key, object.wrapped, object.expected))
           : await store.open(object.key, object.wrapped, object.expected);
     } catch (err) {
       if (err instanceof IntegrityError || err instanceof BlobNotFoundError) {
@@ -249,8 +273,9 @@ export function createImagesService(deps: Deps) {
     /** Decrypted bytes for a viewer allowed to see them; everyone else gets 404. Audited either way. */
     async openContent(actor: Actor, id: string, variant: ContentVariant, download: boolean): Promise<ContentAnswer> {
       const action = variant === 'thumbnail' ? 'image.thumbnail' : download ? 'image.download' : 'image.view';
-      const found = await loadForAccess(actor, id);
-      const image = found?.access.content ? found.image : null;
+      // The content read's own narrow query: the same rule (accessOf) over the same share join.
+      const found = isUuid(id) ? await repo.getContentForViewer(id, actor.userId) : undefined;
+      const image = found && accessOf(actor, found.image, found.share)?.content ? found.image : null;
       return openBytes(image, isUuid(id) ? id : null, variant, download, {
         userId: actor.userId,
         action,
