@@ -103,7 +103,7 @@ for (const viewport of viewports) {
       await expect(toast).not.toContainText('token:');
       await expect(toast).not.toContainText('Too small');
       await capture(page, 'toasts-field-error');
-      // No app bar on the sign-in screens: the toast starts at the top, clear of the MedShare link.
+      // No app bar on the sign-in screens: the toast stays clear of the MedShare link (above the form on a phone).
       await expectToastsClearOf(page, page.getByRole('link', { name: 'MedShare home' }));
       // Leaving the page closes its error toasts, even one paused while the window had no focus.
       await page.evaluate(() => window.dispatchEvent(new Event('blur')));
