@@ -218,6 +218,12 @@ export async function startMedShare(opts: {
       WEB_DIST: join(dataDir, 'no-web'),
       // e.g. '--cpu-prof --cpu-prof-dir=/tmp/prof' to profile the server under load.
       ...(process.env.BENCH_SERVER_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_SERVER_NODE_OPTIONS } : {}),
+      // Allocator and pool experiments (docs/decisions.md › Memory of a server under load and at rest).
+      ...Object.fromEntries(
+        ['GLIBC_TUNABLES', 'LD_PRELOAD', 'MALLOC_CONF', 'DICOM_WORKERS'].flatMap((k) =>
+          process.env[k] ? [[k, process.env[k]]] : [],
+        ),
+      ),
       ...opts.env,
     },
     stdio: ['ignore', opts.quiet === false || nodeArgs.length ? 'inherit' : 'ignore', 'inherit'],

@@ -12,6 +12,7 @@ import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import { parseArgs } from 'node:util';
 import { CompiledQuery, type KyselyPlugin, type RootOperationNode, sql } from 'kysely';
+import { LIST_MAX_WINDOW } from '@medshare/contracts';
 import { createTestApp } from '../server/test/harness.ts';
 import { testDbKind } from '../server/test/database.ts';
 import { createTokenSigner } from '../server/src/modules/auth/tokens.ts';
@@ -131,13 +132,16 @@ const providerId = (
 const admin = await tokenFor(adminId);
 const provider = await tokenFor(providerId);
 
+/** The last page of 5 (the default limit) within the rows a list pages through. */
+const DEEP_PAGE = Math.min(USERS, LIST_MAX_WINDOW) / 5;
 const scenarios: Array<{ name: string; url: string; token: string }> = [
   { name: 'first page (newest)', url: '/api/users', token: admin },
-  { name: 'deep page (offset 99 990)', url: `/api/users?page=${Math.floor((USERS - 10) / 5)}`, token: admin },
+  // Pages reach only the first LIST_MAX_WINDOW matching rows (search or filter for the rest).
+  { name: 'deep page (last in the window)', url: `/api/users?page=${DEEP_PAGE}`, token: admin },
   { name: 'sort name, first page', url: '/api/users?sort=name&order=asc&limit=25', token: admin },
   {
     name: 'sort name, deep page',
-    url: `/api/users?sort=name&order=asc&limit=25&page=${Math.floor(USERS / 25 / 2)}`,
+    url: `/api/users?sort=name&order=asc&limit=25&page=${Math.min(USERS, LIST_MAX_WINDOW) / 25}`,
     token: admin,
   },
   { name: 'sort email desc', url: '/api/users?sort=email&order=desc&limit=25', token: admin },

@@ -1,13 +1,21 @@
 /**
  * The V8 flags the server runs with: `npm start`, the Dockerfile's CMD, scripts/scale-out.ts, the
- * benches and the tests that spawn it (node-flags.test.ts keeps the literal copies in step).
+ * benches and the tests that spawn it (node-flags.test.ts keeps the literal copies in step). Each was
+ * measured on its own (docs/decisions.md › Memory of a server under load and at rest).
  *
- * Uploads and downloads allocate their bytes outside the JavaScript heap (socket reads, ciphertext,
- * a DICOM object's bytes for the worker). With V8's default starting limit for the old generation,
- * that traffic set off a full mark-compact of the whole heap every 0.3 s during a DICOM ingest, and
- * V8's helper threads spent 1.5–2 ms of CPU per uploaded instance marking a heap that had barely
- * changed. Starting the limit at 256 MB: 24–31 → 5 full collections per 1 000 instances on the main
- * thread, 47–72 → 13–14 in the DICOM worker, ~0.6 ms less CPU per instance (bench/RESULTS.md, Stop 12),
- * for a peak RSS some 60 MB higher. The limit still adapts after the first full collection.
+ * - `--initial-old-space-size=256`: uploads and downloads allocate their bytes outside the JavaScript
+ *   heap, and with V8's default starting limit that traffic set off a full mark-compact every 0.3 s
+ *   during a DICOM ingest. With it: ~0.5 ms less CPU per ingested instance and ~2 ms less per DICOM
+ *   thumbnail, for 110–150 MiB more peak RSS (V8 heaps of the main thread and both DICOM workers, and
+ *   the native memory their dead buffers keep until a full collection). The limit still adapts.
+ * - `--max-semi-space-size=4`: V8 grows each isolate's young generation to 2 × 16 MB under load; three
+ *   isolates (main and two DICOM workers) held ~90 MiB of it. 4 MB: the same CPU per file.
+ * - `--wasm-num-compilation-tasks=1`: V8 optimises hot WebAssembly functions (PGlite's PostgreSQL, the
+ *   DICOM codecs) in the background, and each concurrent task's compile memory stays in its thread's
+ *   malloc arena after it is freed; one task: an idle PGlite node 40 MiB smaller.
  */
-export const SERVER_NODE_FLAGS: readonly string[] = ['--initial-old-space-size=256'];
+export const SERVER_NODE_FLAGS: readonly string[] = [
+  '--initial-old-space-size=256',
+  '--max-semi-space-size=4',
+  '--wasm-num-compilation-tasks=1',
+];

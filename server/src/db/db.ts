@@ -2,7 +2,7 @@ import { PGlite } from '@electric-sql/pglite';
 import { type Dialect, type Driver, Kysely, PGliteDialect, PostgresDialect, sql } from 'kysely';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import pg from 'pg';
-import type { Config } from '../config.ts';
+import { type Config, PGLITE_SHARED_BUFFERS } from '../config.ts';
 import type { Database } from './schema.ts';
 
 export type Db = Kysely<Database>;
@@ -134,6 +134,11 @@ function guarded(dialect: Dialect): Dialect {
 export async function openDatabase(target: Config['database']): Promise<DatabaseHandle> {
   if (target.kind === 'pglite') {
     const pglite = await PGlite.create(target.dir ?? undefined, {
+      startParams: [
+        ...PGlite.defaultStartParams,
+        '-c',
+        `shared_buffers=${target.sharedBuffers ?? PGLITE_SHARED_BUFFERS}`,
+      ],
       parsers: {
         [DATE_OID]: (v: string) => v,
         [INT8_OID]: (v: string) => Number(v),
