@@ -218,11 +218,13 @@ export async function startMedShare(opts: {
       WEB_DIST: join(dataDir, 'no-web'),
       // e.g. '--cpu-prof --cpu-prof-dir=/tmp/prof' to profile the server under load.
       ...(process.env.BENCH_SERVER_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_SERVER_NODE_OPTIONS } : {}),
-      // Allocator and pool experiments (docs/decisions.md › Memory of a server under load and at rest).
+      // Allocator and pool experiments for the server alone (docs/decisions.md › Memory of a server under
+      // load and at rest): BENCH_SERVER_LD_PRELOAD=… reaches it as LD_PRELOAD, not the bench or Orthanc.
       ...Object.fromEntries(
-        ['GLIBC_TUNABLES', 'LD_PRELOAD', 'MALLOC_CONF', 'DICOM_WORKERS'].flatMap((k) =>
-          process.env[k] ? [[k, process.env[k]]] : [],
-        ),
+        ['GLIBC_TUNABLES', 'LD_PRELOAD', 'MALLOC_CONF', 'DICOM_WORKERS'].flatMap((k) => {
+          const value = process.env[`BENCH_SERVER_${k}`];
+          return value ? [[k, value]] : [];
+        }),
       ),
       ...opts.env,
     },

@@ -133,7 +133,7 @@ const admin = await tokenFor(adminId);
 const provider = await tokenFor(providerId);
 
 /** The last page of 5 (the default limit) within the rows a list pages through. */
-const DEEP_PAGE = Math.min(USERS, LIST_MAX_WINDOW) / 5;
+const DEEP_PAGE = Math.floor(Math.min(USERS, LIST_MAX_WINDOW) / 5);
 const scenarios: Array<{ name: string; url: string; token: string }> = [
   { name: 'first page (newest)', url: '/api/users', token: admin },
   // Pages reach only the first LIST_MAX_WINDOW matching rows (search or filter for the rest).
@@ -141,7 +141,7 @@ const scenarios: Array<{ name: string; url: string; token: string }> = [
   { name: 'sort name, first page', url: '/api/users?sort=name&order=asc&limit=25', token: admin },
   {
     name: 'sort name, deep page',
-    url: `/api/users?sort=name&order=asc&limit=25&page=${Math.min(USERS, LIST_MAX_WINDOW) / 25}`,
+    url: `/api/users?sort=name&order=asc&limit=25&page=${Math.floor(Math.min(USERS, LIST_MAX_WINDOW) / 25)}`,
     token: admin,
   },
   { name: 'sort email desc', url: '/api/users?sort=email&order=desc&limit=25', token: admin },
@@ -215,12 +215,15 @@ const all: UserListFilter = { roleIds: null, usableOnly: false, pendingOnly: fal
 const plans = [
   { name: 'first page (created_at desc)', ...(await plan(all, 'createdAt', 'desc', 0, 5)) },
   {
-    name: 'deep page read forward (offset 99 990; the service avoids this)',
+    name: `deep page read forward (offset ${USERS - 10}: ${USERS - 10 >= LIST_MAX_WINDOW ? 'past the list window, which the service refuses' : 'the service reads it from the end'})`,
     ...(await plan(all, 'createdAt', 'desc', USERS - 10, 5)),
   },
-  { name: 'the same page read from the end (what the service runs)', ...(await plan(all, 'createdAt', 'asc', 6, 5)) },
   {
-    name: 'middle page (offset 50 000, worst case)',
+    name: 'the same page read from the end (how the repository reads a page past the middle)',
+    ...(await plan(all, 'createdAt', 'asc', 6, 5)),
+  },
+  {
+    name: `middle page (offset ${Math.floor(USERS / 2)}, worst case)`,
     ...(await plan(all, 'createdAt', 'desc', Math.floor(USERS / 2), 5)),
   },
   { name: 'sort name', ...(await plan(all, 'name', 'asc', 0, 25)) },

@@ -6,11 +6,19 @@ import type { S3Settings } from './storage/s3-storage.ts';
 
 /**
  * PGlite's buffer cache. Its WebAssembly build zeroes the whole cache when it starts, so all of it is
- * resident from the first second: PostgreSQL's own 128MB made up 154 of an idle node's 470 MiB. The
- * data files are in the operating system's page cache as well (docs/decisions.md › Memory of a server
- * under load and at rest).
+ * resident from the first second: with PostgreSQL's own 128MB, PGlite's memory was 154 of an idle
+ * node's 470 MiB (50 with 32MB). The data files are in the operating system's page cache as well
+ * (docs/decisions.md › Memory of a server under load and at rest).
  */
 export const PGLITE_SHARED_BUFFERS = '32MB';
+
+/** PostgreSQL's smallest `shared_buffers` (16 pages of 8 kB) up to what a WebAssembly memory can hold beside the rest. */
+function isPgliteCacheSize(value: string): boolean {
+  const m = /^([1-9]\d{0,6})(kB|MB|GB)$/.exec(value);
+  if (!m) return false;
+  const kB = Number(m[1]) * { kB: 1, MB: 1024, GB: 1024 * 1024 }[m[2] as 'kB' | 'MB' | 'GB'];
+  return kB >= 128 && kB <= 1024 * 1024;
+}
 
 /** PS3.5 AE title: up to 16 characters of the default repertoire, no backslash or control character. */
 const AE_TITLE = /^[\x20-\x5b\x5d-\x7e]{1,16}$/;
@@ -23,8 +31,8 @@ const EnvSchema = z.object({
   DATABASE_URL: z.string().url().optional(),
   PGLITE_SHARED_BUFFERS: z
     .string()
-    .regex(/^[1-9]\d{0,5}(kB|MB|GB)$/, 'must be a size such as 32MB')
-    .default(PGLITE_SHARED_BUFFERS),
+    .default(PGLITE_SHARED_BUFFERS)
+    .refine(isPgliteCacheSize, 'must be a size from 128kB to 1GB, such as 32MB'),
   STORAGE_DRIVER: z.enum(['fs', 's3']).default('fs'),
   MAIL_TRANSPORT: z.enum(['outbox', 'smtp']).default('outbox'),
   MAIL_FROM: z.string().default('MedShare <no-reply@medshare.local>'),

@@ -35,8 +35,12 @@ describe('PGlite buffer cache', () => {
     expect(await sharedBuffers(config.database)).toBe('16MB');
   });
 
-  it('refuses a value that is not a size, before PostgreSQL sees it', () => {
-    for (const value of ['lots', '32', '0MB', '32MB -c fsync=off', '1TB'])
+  it('refuses a value that is not a size PostgreSQL and PGlite can take, before PostgreSQL sees it', () => {
+    for (const value of ['128kB', '1GB', '1024MB'])
+      expect(loadConfig({ DATA_DIR: dataDir, PGLITE_SHARED_BUFFERS: value }).database).toMatchObject({
+        sharedBuffers: value,
+      });
+    for (const value of ['lots', '32', '0MB', '32MB -c fsync=off', '1TB', '64kB', '2GB', '999999GB'])
       expect(() => loadConfig({ DATA_DIR: dataDir, PGLITE_SHARED_BUFFERS: value }), value).toThrow(ConfigError);
   });
 });
