@@ -229,6 +229,36 @@ for (const viewport of viewports) {
       await expectWithinViewportWidth(page, remove);
       await pageDoesNotScrollSideways(page);
       await screenshot(page, 'walk2-provider-card');
+
+      // Each icon names itself on hover (a CSS hint, `data-hint`), inside the card, not clipped by it.
+      const hint = (locator: Locator) =>
+        locator.evaluate((el) => {
+          const after = getComputedStyle(el, '::after');
+          return { text: after.content, opacity: after.opacity };
+        });
+      for (const [icon, text] of [
+        [download, 'Download'],
+        [remove, 'Delete'],
+      ] as const) {
+        expect(await hint(icon)).toEqual({ text: `"${text}"`, opacity: '0' });
+        await icon.hover();
+        await expect.poll(async () => (await hint(icon)).opacity).toBe('1');
+        const box = await icon.evaluate((el) => {
+          // The pseudo-element's box from its used left and right; a centred one is moved back by half its width.
+          const button = el.getBoundingClientRect();
+          const after = getComputedStyle(el, '::after');
+          let left = button.left + parseFloat(after.left);
+          let right = button.right - parseFloat(after.right);
+          if (after.transform !== 'none') [left, right] = [left - (right - left) / 2, right - (right - left) / 2];
+          const card = el.closest('article')!.getBoundingClientRect();
+          return { left, right, cardLeft: card.left, cardRight: card.right };
+        });
+        expect(box.left).toBeGreaterThanOrEqual(box.cardLeft);
+        expect(box.right).toBeLessThanOrEqual(box.cardRight);
+      }
+      await download.hover();
+      await expect.poll(async () => (await hint(download)).opacity).toBe('1');
+      await screenshot(page, 'walk2-provider-card-hint');
     });
 
     test('the dashboard counts say what they count: the sharer’s uploads, the recipient’s shares', async ({ page }) => {

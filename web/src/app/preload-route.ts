@@ -1,6 +1,7 @@
 import { matchPath } from 'react-router';
 import { paths } from '../config/paths';
 import { prefetchViewImages } from '../features/images/api/prefetch-view-images';
+import { warmDateFormatting } from '../features/images/utils/format-date';
 import { persistor, store } from '../lib/store';
 import { readStoredSession } from '../lib/stored-session';
 import { preloadRouteChunks } from './router';
@@ -17,11 +18,13 @@ function afterRehydration(then: () => void): void {
 
 /**
  * What the page the app starts on needs, started before the first render (main.tsx): its chunks
- * all at once, and for View Images its first reads (docs/architecture.md › Frontend, "Start-up").
+ * all at once, the date formatting signed-in pages use, and for View Images its first reads (docs/architecture.md › Frontend, "Start-up").
  */
 export function preloadRoute(pathname: string): void {
   const signedIn = readStoredSession() !== null;
   preloadRouteChunks(pathname, signedIn);
+  // Signed-in pages show dates (cards, lists, logs).
+  if (signedIn) warmDateFormatting();
   if (signedIn && matchPath(paths.viewImages, pathname)) {
     afterRehydration(() => {
       const { token, user } = store.getState().session;

@@ -14,7 +14,9 @@ export const sessionSlice = createSlice({
   reducers: {
     /** The token is replaced only when one is supplied, so a profile reload keeps the session. */
     setUser(state, action: PayloadAction<{ user: User; token?: string }>) {
-      state.user = action.payload.user;
+      // A reload that found nothing new keeps the same object: every component that selects the
+      // user (the frame, the page) would otherwise render again for nothing.
+      if (JSON.stringify(state.user) !== JSON.stringify(action.payload.user)) state.user = action.payload.user;
       if (action.payload.token !== undefined) state.token = action.payload.token;
     },
     updateProfile(state, action: PayloadAction<Partial<User>>) {

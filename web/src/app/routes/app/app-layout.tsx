@@ -1,4 +1,4 @@
-import { Suspense } from 'react';
+import { memo, Suspense } from 'react';
 import { Outlet } from 'react-router';
 import { AppShell } from '../../../components/layout/app-shell';
 import { RouteFallback } from '../../../components/ui/route-fallback';
@@ -7,18 +7,33 @@ import { useProfileRefresh } from '../../../features/auth/hooks/use-profile-refr
 import { selectToken, selectUser } from '../../../lib/session';
 import { useAppSelector } from '../../../lib/store';
 
+/**
+ * The profile reload, in a component of its own that draws nothing: its read's pending and answered
+ * states re-render only it, not the frame and the page inside it.
+ */
+const ProfileRefresh = memo(function ProfileRefresh() {
+  const token = useAppSelector(selectToken);
+  useProfileRefresh(Boolean(token));
+  return null;
+});
+
+const page = (
+  <Suspense fallback={<RouteFallback />}>
+    <Outlet />
+  </Suspense>
+);
+
 /** The signed-in frame; pages load inside it so the menu stays put while one arrives. */
 export default function AppLayoutRoute() {
   const user = useAppSelector(selectUser);
-  const token = useAppSelector(selectToken);
   const { logout, isPending } = useLogout();
-  useProfileRefresh(Boolean(token));
 
   return (
-    <AppShell user={user} onLogout={() => void logout()} loggingOut={isPending}>
-      <Suspense fallback={<RouteFallback />}>
-        <Outlet />
-      </Suspense>
-    </AppShell>
+    <>
+      <ProfileRefresh />
+      <AppShell user={user} onLogout={() => void logout()} loggingOut={isPending}>
+        {page}
+      </AppShell>
+    </>
   );
 }

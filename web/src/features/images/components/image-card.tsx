@@ -18,7 +18,6 @@ import CardContent from '@mui/material/CardContent';
 import Chip from '@mui/material/Chip';
 import CircularProgress from '@mui/material/CircularProgress';
 import IconButton from '@mui/material/IconButton';
-import Tooltip from '@mui/material/Tooltip';
 import Typography from '@mui/material/Typography';
 import type { Image } from '@medshare/contracts';
 import { memo, type ReactNode } from 'react';
@@ -155,36 +154,39 @@ export const ImageCard = memo(function ImageCard(props: ImageCardProps) {
             {image.caption}
           </Typography>
           <Box sx={{ display: 'flex', flexShrink: 0, mr: -1, mt: -0.25 }}>
-            {/* With the icons, not the buttons: a fourth button wrapped the row at 1280 px (issue 17 item 9). */}
+            {/* With the icons, not the buttons: a fourth button wrapped the row at 1280 px (issue 17 item 9).
+                Their hints are CSS (`data-hint`, index.css), not MUI Tooltips: eighteen Tooltips re-rendered
+                every card once more right after mounting (docs/architecture.md › Frontend, "Start-up"). */}
             {props.onShareByLink && mayShareByLink(image, viewer) && (
-              <Tooltip title="Share by link">
-                <IconButton size="small" aria-label="Share by link" onClick={() => props.onShareByLink?.(image)}>
-                  <AddLinkIcon />
-                </IconButton>
-              </Tooltip>
+              <IconButton
+                size="small"
+                aria-label="Share by link"
+                data-hint="Share by link"
+                onClick={() => props.onShareByLink?.(image)}
+              >
+                <AddLinkIcon />
+              </IconButton>
             )}
             {actions.download && (
-              <Tooltip title="Download">
-                <IconButton
-                  size="small"
-                  aria-label={`Download ${image.caption}`}
-                  onClick={() => props.onDownload(image)}
-                >
-                  <DownloadIcon />
-                </IconButton>
-              </Tooltip>
+              <IconButton
+                size="small"
+                aria-label={`Download ${image.caption}`}
+                data-hint="Download"
+                onClick={() => props.onDownload(image)}
+              >
+                <DownloadIcon />
+              </IconButton>
             )}
             {actions.delete && (
-              <Tooltip title="Delete">
-                <IconButton
-                  size="small"
-                  color="error"
-                  aria-label={`Delete ${image.caption}`}
-                  onClick={() => props.onDelete(image)}
-                >
-                  <DeleteIcon />
-                </IconButton>
-              </Tooltip>
+              <IconButton
+                size="small"
+                color="error"
+                aria-label={`Delete ${image.caption}`}
+                data-hint="Delete"
+                onClick={() => props.onDelete(image)}
+              >
+                <DeleteIcon />
+              </IconButton>
             )}
           </Box>
         </Box>

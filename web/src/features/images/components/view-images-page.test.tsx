@@ -1,12 +1,15 @@
 import type { Image, PublicSettings, RoleName, StudySummary } from '@medshare/contracts';
-import { screen, within } from '@testing-library/react';
+import { screen, waitFor, within } from '@testing-library/react';
+import { Profiler } from 'react';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { clearSession, setUser } from '../../../lib/session';
 import { store } from '../../../lib/store';
 import { api, externalShares, ok, paged } from '../../../testing/handlers';
 import { server } from '../../../testing/server';
 import { makeUser, renderWithProviders } from '../../../testing/test-utils';
-import { makeImage } from '../testing-fixtures';
+import { hasPrefetchedFirstPage } from '../api/list-images';
+import { FIRST_CARDS } from '../hooks/use-reveal-budget';
+import { PROVIDER, makeImage } from '../testing-fixtures';
 import { ViewImagesPage } from './view-images-page';
 
 /** Answers the provider's and the patient's image list with one page of `images` out of `totalPages`. */
@@ -70,5 +73,76 @@ describe('View images: empty states', () => {
     expect(within(shared).getByText('No shared images on this page.')).toBeInTheDocument();
     expect(within(shared).queryByText('Nothing has been shared with you yet.')).not.toBeInTheDocument();
     expect(screen.getByRole('navigation', { name: 'Image pages' })).toHaveTextContent('1 / 3');
+  });
+});
+
+describe('View images: cards drawn in steps (useRevealBudget)', () => {
+  beforeEach(() => {
+    store.dispatch(clearSession());
+  });
+
+  const sevenImages = Array.from({ length: 7 }, (_, i) =>
+    makeImage({ id: `55555555-5555-4555-8555-55555555555${i}`, caption: `X-ray ${i + 1}` }),
+  );
+
+  /** What the page showed after each of its commits: cards, and whether the parts below them were there. */
+  function recordFrames() {
+    const frames: { cards: string[]; shared: boolean; pager: boolean }[] = [];
+    const onRender = () =>
+      frames.push({
+        cards: [...document.querySelectorAll('article h3')].map((h) => h.textContent ?? ''),
+        shared: document.getElementById('section-shared-images') !== null,
+        pager: document.querySelector('nav[aria-label="Image pages"]') !== null,
+      });
+    return { frames, onRender };
+  }
+
+  it('with the list already read, draws the first cards, then the rest in order, then what follows them', async () => {
+    const user = makeUser({ id: PROVIDER.id, role: 'healthProvider' });
+    store.dispatch(setUser({ user, token: 'tok' }));
+    stubList(sevenImages);
+    // The read start-up makes (prefetchViewImages): the page mounts with the answer in the cache.
+    const { prefetchViewImages } = await import('../api/prefetch-view-images');
+    prefetchViewImages(store.dispatch, user);
+    expect(hasPrefetchedFirstPage('healthProvider')).toBe(true);
+    await waitFor(() =>
+      expect(
+        Object.values(store.getState().api.queries).some(
+          (q) => q?.endpointName === 'listImages' && q.status === 'fulfilled',
+        ),
+      ).toBe(true),
+    );
+
+    // A Profiler sees every commit, also those React runs one after another inside act().
+    const record = recordFrames();
+    renderWithProviders(
+      <Profiler id="view-images" onRender={record.onRender}>
+        <ViewImagesPage aiPath={(id) => `/ai-analysis/${id}`} />
+      </Profiler>,
+    );
+    await screen.findByRole('navigation', { name: 'Image pages' });
+
+    const all = sevenImages.map((image) => image.caption);
+    const drawn = record.frames.filter((f) => f.cards.length > 0);
+    // The first frame with cards has FIRST_CARDS of them, each later one as many or more, in order.
+    expect(drawn[0]!.cards).toEqual(all.slice(0, FIRST_CARDS));
+    for (const frame of drawn) expect(frame.cards).toEqual(all.slice(0, frame.cards.length));
+    for (let i = 1; i < drawn.length; i++) expect(drawn[i]!.cards.length).toBeGreaterThanOrEqual(drawn[i - 1]!.cards.length);
+    // Nothing below the cards before the last card: nothing already drawn is pushed down.
+    for (const frame of drawn) if (frame.shared || frame.pager) expect(frame.cards).toEqual(all);
+    expect(new Set(drawn.map((f) => f.cards.length)).size).toBeGreaterThan(2);
+    expect(screen.getAllByRole('article')).toHaveLength(7);
+    expect(section('Shared Images')).toBeInTheDocument();
+  });
+
+  it('with the list answering after the page mounted, keeps the sections drawn while it waited and fills them', async () => {
+    store.dispatch(setUser({ user: makeUser({ id: PROVIDER.id, role: 'healthProvider' }), token: 'tok' }));
+    stubList(sevenImages);
+    renderAs('healthProvider');
+    const shared = section('Shared Images');
+    expect(await screen.findAllByRole('article')).not.toHaveLength(0);
+    // The section shown while the list loaded is the same element all along.
+    expect(section('Shared Images')).toBe(shared);
+    await waitFor(() => expect(screen.getAllByRole('article')).toHaveLength(7));
   });
 });

@@ -14,6 +14,7 @@ import { useAppSelector } from '../../../lib/store';
 import { toast, toastApiError } from '../../../lib/notify';
 import { fetchImageBlob } from '../api/image-content';
 import { useImageList } from '../hooks/use-image-list';
+import { useRevealBudget } from '../hooks/use-reveal-budget';
 import { useStudyList } from '../hooks/use-study-list';
 import { usePublicSettings } from '../../../lib/public-settings';
 import { splitImages, type Viewer } from '../utils/card-rules';
@@ -265,8 +266,20 @@ export function ViewImagesPage({
     [],
   );
 
+  const { uploaded, shared } = useMemo(() => splitImages(images), [images]);
+  const ownSection = user?.role !== 'patient';
+  const cardCount = (ownSection ? uploaded.length : 0) + shared.length;
+  const { budget, allDrawn } = useRevealBudget(cardCount);
+
   if (!user || !viewer) return null;
-  const { uploaded, shared } = splitImages(images);
+  // Image cards in document order within the budget (see useRevealBudget): a section shows once the
+  // cards before it are all drawn, the pager and the links below once every card is (or once they were
+  // drawn: a list that answers after the page mounted fills the sections already there). Studies come
+  // from a list of their own and draw as they arrive.
+  const before = { uploaded: 0, shared: ownSection ? uploaded.length : 0 };
+  const within = <T,>(items: T[], start: number) => items.slice(0, Math.max(0, budget - start));
+  const reached = (start: number, items: unknown[]) =>
+    allDrawn || (items.length === 0 ? budget >= start : budget > start);
   const card = (image: Image) => (
     <ImageCard
       image={image}
@@ -361,12 +374,26 @@ export function ViewImagesPage({
           )}
         </>
       )}
-      {user.role !== 'patient' && (
-        <Section title="Uploaded Images" items={uploaded} keyOf={imageKey} empty={uploadedEmpty} render={card} />
+      {ownSection && reached(before.uploaded, uploaded) && (
+        <Section
+          title="Uploaded Images"
+          items={within(uploaded, before.uploaded)}
+          keyOf={imageKey}
+          empty={uploadedEmpty}
+          render={card}
+        />
       )}
-      <Section title="Shared Images" items={shared} keyOf={imageKey} empty={sharedEmpty} render={card} />
+      {reached(before.shared, shared) && (
+        <Section
+          title="Shared Images"
+          items={within(shared, before.shared)}
+          keyOf={imageKey}
+          empty={sharedEmpty}
+          render={card}
+        />
+      )}
       {/* A pager over nothing ('1 / 1' on an empty list) only adds noise. */}
-      {(totalItems > 0 || page > 1) && (
+      {allDrawn && (totalItems > 0 || page > 1) && (
         <PagingControl
           page={page}
           totalPages={totalPages}
@@ -376,7 +403,7 @@ export function ViewImagesPage({
           disabled={loading && images.length === 0}
         />
       )}
-      <ExternalLinksSection locale={displayLocale} timeZone={displayTimeZone} />
+      {allDrawn && <ExternalLinksSection locale={displayLocale} timeZone={displayTimeZone} />}
 
       <OnceOpened open={sharing !== null}>
         <ShareDialog

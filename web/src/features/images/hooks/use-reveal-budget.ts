@@ -1,0 +1,30 @@
+import { startTransition, useEffect, useState } from 'react';
+
+/** Cards drawn with the page's first answer: a phone's screen holds one, a desktop's first row three. */
+export const FIRST_CARDS = 3;
+/** Cards added per later step. */
+export const CARDS_PER_STEP = 2;
+
+/**
+ * How many of a page's `total` cards to draw now (`budget`), and whether what follows them may show: `FIRST_CARDS` at first, then `CARDS_PER_STEP` more
+ * per step, each step a transition (React renders it in slices and lets input in between) started
+ * after the previous one was painted. Six cards drawn at once were one long task of 370-800 ms on
+ * Lighthouse's phone, blocking taps; in steps no task exceeds a few cards' worth. Cards are added in
+ * document order and what follows them waits for the last step, so nothing already drawn moves
+ * (docs/architecture.md › Frontend, "Start-up"). Once every card of the first answer is drawn the
+ * budget is unlimited: another page of the list, or a reload, draws at once.
+ */
+export function useRevealBudget(total: number): { budget: number; allDrawn: boolean } {
+  const [budget, setBudget] = useState(FIRST_CARDS);
+  // What follows the cards stays once drawn, even when cards come later (a list that answers after
+  // the page mounted): hiding it again would make it flash.
+  const [followersShown, setFollowersShown] = useState(false);
+  if (!followersShown && budget >= total) setFollowersShown(true);
+  useEffect(() => {
+    if (budget === Infinity) return;
+    // Every card is drawn: from now on all of them at once.
+    if (total > 0 && budget >= total) setBudget(Infinity);
+    else if (total > 0) startTransition(() => setBudget((b) => b + CARDS_PER_STEP));
+  }, [budget, total]);
+  return { budget, allDrawn: followersShown || budget >= total };
+}
