@@ -127,7 +127,8 @@ describe('View images: cards drawn in steps (useRevealBudget)', () => {
     // The first frame with cards has FIRST_CARDS of them, each later one as many or more, in order.
     expect(drawn[0]!.cards).toEqual(all.slice(0, FIRST_CARDS));
     for (const frame of drawn) expect(frame.cards).toEqual(all.slice(0, frame.cards.length));
-    for (let i = 1; i < drawn.length; i++) expect(drawn[i]!.cards.length).toBeGreaterThanOrEqual(drawn[i - 1]!.cards.length);
+    for (let i = 1; i < drawn.length; i++)
+      expect(drawn[i]!.cards.length).toBeGreaterThanOrEqual(drawn[i - 1]!.cards.length);
     // Nothing below the cards before the last card: nothing already drawn is pushed down.
     for (const frame of drawn) if (frame.shared || frame.pager) expect(frame.cards).toEqual(all);
     expect(new Set(drawn.map((f) => f.cards.length)).size).toBeGreaterThan(2);
