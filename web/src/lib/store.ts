@@ -14,7 +14,7 @@ import {
 import { ApiError, apiRequest, bindSession } from './api-client.ts';
 import { type ApiClient, apiSlice } from './api-slice.ts';
 import { clearSession, sessionSlice } from './session.ts';
-import { PERSIST_KEY } from './stored-session.ts';
+import { PERSIST_KEY, readStoredSession } from './stored-session.ts';
 
 /**
  * redux-persist's own localStorage adapter is a CommonJS deep import; this one is four lines and
@@ -85,7 +85,13 @@ export type RootState = ReturnType<typeof rootReducer>;
 export type AppStore = ReturnType<typeof createStore>;
 export type AppDispatch = AppStore['dispatch'];
 
-export const store = createStore();
+/**
+ * The store starts with the stored session, read synchronously: the first reads (View Images' list)
+ * can start in the entry's own task, before redux-persist's asynchronous rehydration, which then sets
+ * the same session and stays the authority (app/preload-route.ts).
+ */
+const stored = readStoredSession();
+export const store = createStore(stored ? { session: stored } : undefined);
 export const persistor = persistStore(store);
 bindSession({
   token: () => store.getState().session.token,

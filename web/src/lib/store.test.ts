@@ -1,0 +1,33 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { PERSIST_KEY } from './stored-session';
+
+describe('the store at start-up (lib/store.ts)', () => {
+  afterEach(() => {
+    localStorage.removeItem(`persist:${PERSIST_KEY}`);
+    vi.doUnmock('redux-persist');
+    vi.resetModules();
+  });
+
+  it('holds the stored session before redux-persist has rehydrated, so the first reads can start', async () => {
+    const user = { id: 'u1', role: 'healthProvider', firstname: 'Sana', lastname: 'Khan' };
+    localStorage.setItem(
+      `persist:${PERSIST_KEY}`,
+      JSON.stringify({ session: JSON.stringify({ token: 'a.b.c', user }), _persist: '{"version":-1}' }),
+    );
+    // A persistor that never rehydrates: what the store holds comes from the start-up read alone.
+    vi.doMock('redux-persist', async (importOriginal) => ({
+      ...(await importOriginal<typeof import('redux-persist')>()),
+      persistStore: () => ({ getState: () => ({ bootstrapped: false }), subscribe: () => () => undefined }),
+    }));
+    vi.resetModules();
+    const { store } = await import('./store');
+    expect(store.getState().session).toEqual({ token: 'a.b.c', user });
+  });
+
+  it('starts signed out when nothing usable is stored', async () => {
+    localStorage.setItem(`persist:${PERSIST_KEY}`, '{not json');
+    vi.resetModules();
+    const { store } = await import('./store');
+    expect(store.getState().session).toEqual({ token: null, user: null });
+  });
+});
