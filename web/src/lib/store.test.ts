@@ -1,3 +1,4 @@
+import type * as ReduxPersist from 'redux-persist';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { PERSIST_KEY } from './stored-session';
 
@@ -16,7 +17,7 @@ describe('the store at start-up (lib/store.ts)', () => {
     );
     // A persistor that never rehydrates: what the store holds comes from the start-up read alone.
     vi.doMock('redux-persist', async (importOriginal) => ({
-      ...(await importOriginal<typeof import('redux-persist')>()),
+      ...(await importOriginal<typeof ReduxPersist>()),
       persistStore: () => ({ getState: () => ({ bootstrapped: false }), subscribe: () => () => undefined }),
     }));
     vi.resetModules();
