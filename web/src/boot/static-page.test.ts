@@ -60,6 +60,14 @@ describe('a static page’s boot (boot/static-page.ts)', () => {
     expect(copy().dataset[INTERACTED]).toBe('true');
   });
 
+  it('takes a pointer move that did not move for no interaction (Chromium sends one when the layout changes)', () => {
+    stop = bootStaticPage();
+    window.dispatchEvent(new MouseEvent('pointermove', { movementX: 0, movementY: 0 }));
+    expect(appScripts()).toHaveLength(0);
+    window.dispatchEvent(new MouseEvent('pointermove', { movementX: 3, movementY: 0 }));
+    expect(appScripts()).toHaveLength(1);
+  });
+
   it('enables the submit buttons the static copy comes with disabled (without it, nothing may be sent)', () => {
     expect(copy().querySelector('button')!.disabled).toBe(true);
     stop = bootStaticPage();

@@ -28,7 +28,11 @@ export function bootStaticPage(): () => void {
     document.head.append(Object.assign(document.createElement('script'), { type: 'module', src: entry }));
   }
 
-  function onInteraction(): void {
+  function onInteraction(event?: Event): void {
+    // A pointer that did not move is no visitor: Chromium sends such a pointermove (no movement, at
+    // 0,0) when the layout changes under where it last saw the mouse, and it started the app unasked.
+    const move = event as MouseEvent | undefined;
+    if (move?.type === 'pointermove' && move.movementX === 0 && move.movementY === 0) return;
     for (const type of INTERACTIONS) removeEventListener(type, onInteraction, true);
     const page = copy();
     if (page) page.dataset[INTERACTED] = 'true';
