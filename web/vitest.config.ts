@@ -5,12 +5,14 @@ import viteConfig from './vite.config.ts';
 const TEST_FILES = 'src/**/*.test.{ts,tsx}';
 
 /**
- * Files that fake timers run each in their own module graph. The app's one store (src/lib/store.ts)
- * batches notifications with a timer; a fake timer uninstalled before it fired leaves the store
- * never notifying again, and with a shared graph every later file would inherit that store.
+ * Files run each in their own module graph: those with fake timers, and those that load modules
+ * afresh (`vi.resetModules`, as lib/store.test.ts does to create the store at start-up again). The
+ * app's one store (src/lib/store.ts) batches notifications with a timer; a fake timer uninstalled
+ * before it fired leaves the store never notifying again; a reset graph gives later files another
+ * store and MSW server. With a shared graph every later file would inherit either.
  */
 const fakeTimerFiles = globSync(TEST_FILES, { cwd: import.meta.dirname }).filter((file) =>
-  readFileSync(new URL(file, import.meta.url), 'utf8').includes('useFakeTimers'),
+  /useFakeTimers|resetModules/.test(readFileSync(new URL(file, import.meta.url), 'utf8')),
 );
 
 export default mergeConfig(
@@ -36,8 +38,8 @@ export default mergeConfig(
             include: [TEST_FILES],
             exclude: fakeTimerFiles,
             // A worker runs its files one after another in one module graph and one jsdom instead of
-            // importing React, MUI and the app again for each (166 → 46–61 s of CPU): no web test mocks
-            // a module, and src/testing/setup-tests.ts empties the store, the MSW server's answers and
+            // importing React, MUI and the app again for each (166 → 46–61 s of CPU): the files that mock
+            // or reload a module run in the other project, and src/testing/setup-tests.ts empties the store, the MSW server's answers and
             // storage after every test.
             isolate: false,
           },

@@ -9,7 +9,7 @@ import { server } from '../../../testing/server';
 import { makeUser, renderWithProviders } from '../../../testing/test-utils';
 import { hasPrefetchedFirstPage } from '../api/list-images';
 import { FIRST_CARDS } from '../hooks/use-reveal-budget';
-import { PROVIDER, makeImage } from '../testing-fixtures';
+import { PROVIDER, makeImage, pendingShare } from '../testing-fixtures';
 import { ViewImagesPage } from './view-images-page';
 
 /** Answers the provider's and the patient's image list with one page of `images` out of `totalPages`. */
@@ -81,18 +81,26 @@ describe('View images: cards drawn in steps (useRevealBudget)', () => {
     store.dispatch(clearSession());
   });
 
+  // Four of the provider's own, then three shared with them: the Shared section waits for the fourth.
   const sevenImages = Array.from({ length: 7 }, (_, i) =>
-    makeImage({ id: `55555555-5555-4555-8555-55555555555${i}`, caption: `X-ray ${i + 1}` }),
+    i < 4
+      ? makeImage({ id: `55555555-5555-4555-8555-55555555555${i}`, caption: `X-ray ${i + 1}` })
+      : pendingShare({
+          id: `55555555-5555-4555-8555-55555555555${i}`,
+          caption: `X-ray ${i + 1}`,
+          sharingId: `66666666-6666-4666-8666-66666666666${i}`,
+        }),
   );
 
   /** What the page showed after each of its commits: cards, and whether the parts below them were there. */
   function recordFrames() {
-    const frames: { cards: string[]; shared: boolean; pager: boolean }[] = [];
+    const frames: { cards: string[]; shared: boolean; pager: boolean; saysEmpty: boolean }[] = [];
     const onRender = () =>
       frames.push({
         cards: [...document.querySelectorAll('article h3')].map((h) => h.textContent ?? ''),
         shared: document.getElementById('section-shared-images') !== null,
         pager: document.querySelector('nav[aria-label="Image pages"]') !== null,
+        saysEmpty: /Nothing has been shared|No shared images on this page/.test(document.body.textContent ?? ''),
       });
     return { frames, onRender };
   }
@@ -130,7 +138,10 @@ describe('View images: cards drawn in steps (useRevealBudget)', () => {
     for (let i = 1; i < drawn.length; i++)
       expect(drawn[i]!.cards.length).toBeGreaterThanOrEqual(drawn[i - 1]!.cards.length);
     // Nothing below the cards before the last card: nothing already drawn is pushed down.
-    for (const frame of drawn) if (frame.shared || frame.pager) expect(frame.cards).toEqual(all);
+    for (const frame of drawn) if (frame.shared || frame.pager) expect(frame.cards.length).toBeGreaterThan(4);
+    for (const frame of drawn) if (frame.pager) expect(frame.cards).toEqual(all);
+    // The Shared section never claims to be empty while its cards wait for their step.
+    expect(drawn.some((frame) => frame.saysEmpty)).toBe(false);
     expect(new Set(drawn.map((f) => f.cards.length)).size).toBeGreaterThan(2);
     expect(screen.getAllByRole('article')).toHaveLength(7);
     expect(section('Shared Images')).toBeInTheDocument();

@@ -379,7 +379,7 @@ export function ViewImagesPage({
           title="Uploaded Images"
           items={within(uploaded, before.uploaded)}
           keyOf={imageKey}
-          empty={uploadedEmpty}
+          empty={uploaded.length === 0 ? uploadedEmpty : null}
           render={card}
         />
       )}
@@ -388,12 +388,12 @@ export function ViewImagesPage({
           title="Shared Images"
           items={within(shared, before.shared)}
           keyOf={imageKey}
-          empty={sharedEmpty}
+          empty={shared.length === 0 ? sharedEmpty : null}
           render={card}
         />
       )}
       {/* A pager over nothing ('1 / 1' on an empty list) only adds noise. */}
-      {allDrawn && (totalItems > 0 || page > 1) && (
+      {budget >= cardCount && (totalItems > 0 || page > 1) && (
         <PagingControl
           page={page}
           totalPages={totalPages}

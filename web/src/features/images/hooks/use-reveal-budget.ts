@@ -11,8 +11,8 @@ export const CARDS_PER_STEP = 2;
  * after the previous one was painted. Six cards drawn at once were one long task of 370-800 ms on
  * Lighthouse's phone, blocking taps; in steps no task exceeds a few cards' worth. Cards are added in
  * document order and what follows them waits for the last step, so nothing already drawn moves
- * (docs/architecture.md › Frontend, "Start-up"). Once every card of the first answer is drawn the
- * budget is unlimited: another page of the list, or a reload, draws at once.
+ * (docs/architecture.md › Frontend, "Start-up"). Once every card of the first answer is drawn, or the
+ * page mounted before its list answered, the budget is unlimited: later answers draw at once.
  */
 export function useRevealBudget(total: number): { budget: number; allDrawn: boolean } {
   const [budget, setBudget] = useState(FIRST_CARDS);
@@ -22,9 +22,10 @@ export function useRevealBudget(total: number): { budget: number; allDrawn: bool
   if (!followersShown && budget >= total) setFollowersShown(true);
   useEffect(() => {
     if (budget === Infinity) return;
-    // Every card is drawn: from now on all of them at once.
-    if (total > 0 && budget >= total) setBudget(Infinity);
-    else if (total > 0) startTransition(() => setBudget((b) => b + CARDS_PER_STEP));
-  }, [budget, total]);
+    // Every card is drawn (or an empty answer was): from now on all of them at once.
+    if (budget >= total && followersShown) setBudget(Infinity);
+    // The next value, not an updater: StrictMode's second effect pass must not add a step twice.
+    else if (total > budget) startTransition(() => setBudget(budget + CARDS_PER_STEP));
+  }, [budget, total, followersShown]);
   return { budget, allDrawn: followersShown || budget >= total };
 }
