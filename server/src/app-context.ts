@@ -14,6 +14,7 @@ import { createAuditRepository } from './modules/audit/audit.repository.ts';
 import { createAuditService } from './modules/audit/audit.service.ts';
 import { createAuthService } from './modules/auth/auth.service.ts';
 import { createSessionCache } from './modules/auth/session-cache.ts';
+import { type AccessEnded, createContentAccessCache } from './modules/images/content-access.ts';
 import { createTokenSigner } from './modules/auth/tokens.ts';
 import { createDicomEngine } from './modules/dicom/dicom-engine.ts';
 import { createDicomPool } from './modules/dicom/dicom-pool.ts';
@@ -40,7 +41,10 @@ import { type Realtime, createRealtime } from './realtime/realtime.ts';
 import { createEncryptedStore } from './storage/encrypted-store.ts';
 import { createStorage } from './storage/index.ts';
 
-/** How long a session read alive serves later requests without a database read (session-cache.ts). */
+/**
+ * How long a session read alive, or a content read's row that opened the bytes, serves later
+ * requests without a database read (session-cache.ts, images/content-access.ts).
+ */
 const SESSION_CACHE_MAX_AGE_MS = 5_000;
 
 /** Every part of the app, wired in one place so that tests can build it with real parts. */
@@ -74,14 +78,18 @@ export async function createAppContext(config: Config, log: Logger) {
   const publicUrl = (config.publicUrl ?? `http://localhost:${config.port}`).replace(/\/$/, '');
   // Used only while every revocation reaches this process: one process (the memory bus; several
   // instances need REDIS_URL), or the Redis bus while it is connected (docs/security.md › Identity and sessions).
-  const sessionCache = createSessionCache({
+  const recentReads = {
     maxAgeMs: SESSION_CACHE_MAX_AGE_MS,
     maxEntries: 10_000,
     hearsRevocations: () => {
       const bus = later.realtime?.bus;
       return !!bus && (bus.kind === 'memory' || !bus.degraded);
     },
-  });
+  };
+  const sessionCache = createSessionCache(recentReads);
+  const contentAccess = createContentAccessCache(recentReads);
+  const onAccessEnded = (ended: AccessEnded) =>
+    built('realtime').bus.publish({ type: 'access', userIds: [...ended.userIds], imageIds: [...ended.imageIds] });
   const auth = createAuthService({
     db,
     hasher,
@@ -121,8 +129,17 @@ export async function createAppContext(config: Config, log: Logger) {
   const realtime = await createRealtime({ db, redisUrl: config.redisUrl, log });
   later.realtime = realtime;
   // Revocations here (synchronously) and on other instances drop the sessions they name.
-  realtime.bus.onEvent((event) => event.type === 'sessions' && sessionCache.forget(event.userIds));
-  realtime.bus.onResync(() => sessionCache.forget(null));
+  // Ended access drops the content reads it names; a user's revoked sessions drop theirs too.
+  realtime.bus.onEvent((event) => {
+    if (event.type === 'sessions') {
+      sessionCache.forget(event.userIds);
+      contentAccess.forget({ userIds: event.userIds, imageIds: [] });
+    } else if (event.type === 'access') contentAccess.forget(event);
+  });
+  realtime.bus.onResync(() => {
+    sessionCache.forget(null);
+    contentAccess.forget(null);
+  });
   const messageEncryption = await createFieldEncryption({ db, masterKey: config.masterKey, purpose: 'messages' });
   const messages = createMessagesService({
     db,
@@ -156,6 +173,8 @@ export async function createAppContext(config: Config, log: Logger) {
     dicom: dicomEngine,
     // The patient's own share of an upload: the sharing module's rules, run in the upload's statement.
     patientShares: createPatientShares({ db, mailer, settings, publicUrl }),
+    contentAccess,
+    onAccessEnded,
   });
   const dicom = createDicomService({ db, store, engine: dicomEngine, images, audit, log, publicUrl });
   // STOW-RS and the DIMSE receiver hand each instance to the upload pipeline (dicom/ingest.ts).
@@ -184,6 +203,7 @@ export async function createAppContext(config: Config, log: Logger) {
     settings,
     log,
     publicUrl,
+    onAccessEnded,
     deidentify: dicom.deidentifiedCopyFor,
     // A de-identified study share: fresh copies of every image, UIDs mapped under the share's id.
     studyCopies: createStudyCopies({ store, engine: dicomEngine, images, log }),
@@ -249,6 +269,8 @@ export async function createAppContext(config: Config, log: Logger) {
     realtime,
     /** Tests that change a session in the database behind the app's back forget it here too. */
     sessionCache,
+    /** The same for content reads' rows (images/content-access.ts). */
+    contentAccess,
     dimse,
     async close() {
       // Associations first: the instances they are storing need the database and the store.

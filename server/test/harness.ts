@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildApp } from '../src/app.ts';
 import { type Config, loadConfig } from '../src/config.ts';
-import { createTestDatabase } from './database.ts';
+import { createTestDatabase, testDbKind } from './database.ts';
 import { freshPgliteDir } from './pglite-template.ts';
 import { type TestSmtp, codeIn, startSmtp } from './smtp.ts';
 
@@ -64,6 +64,30 @@ export async function createTestApp(
     },
   };
 }
+
+/**
+ * Why two instances of the app cannot run here, or null: they need one PostgreSQL database
+ * (TEST_DATABASE_URL; PGlite cannot be shared) and Redis between them (TEST_REDIS_URL).
+ */
+export const twoInstancesSkip: string | null = !process.env.TEST_REDIS_URL
+  ? 'TEST_REDIS_URL is not set'
+  : testDbKind !== 'postgres'
+    ? 'two instances need one shared PostgreSQL database (TEST_DATABASE_URL); PGlite cannot be shared'
+    : null;
+
+/**
+ * Another instance of `first`'s deployment, as behind a load balancer: the same database, master key,
+ * token secret and blob store (`first`'s DATA_DIR/blobs; S3 in production). Close it before `first`,
+ * which owns the database.
+ */
+export const secondInstance = (first: TestApp, tweak: (c: Config & { dataDir: string }) => void = () => {}) =>
+  createTestApp((c) => {
+    c.database = first.config.database;
+    c.masterKey = first.config.masterKey;
+    c.jwtSecret = first.config.jwtSecret;
+    c.dataDir = first.config.dataDir;
+    tweak(c);
+  });
 
 let counter = 0;
 /**

@@ -12,7 +12,10 @@ export type RealtimeEvent =
   | { type: 'message'; userIds: string[]; messageId: number }
   | { type: 'read'; userIds: string[]; read: { readerId: string; senderId: string; upToId: number; readAt: string } }
   // Sessions of these users were revoked: their open streams check theirs now instead of at the next timer tick.
-  | { type: 'sessions'; userIds: string[] };
+  | { type: 'sessions'; userIds: string[] }
+  // Access to images ended (a share revoked or locked, an image deleted): content reads this process
+  // holds for these viewers, or of these images, are dropped (images/content-access.ts).
+  | { type: 'access'; userIds: string[]; imageIds: string[] };
 
 export interface EventBus {
   /** Never throws and never waits on Redis: local listeners always hear the event at once. */
@@ -45,6 +48,7 @@ function isEvent(value: unknown): value is RealtimeEvent {
     return false;
   if (e.type === 'message') return Number.isSafeInteger(e.messageId);
   if (e.type === 'read') return !!e.read && typeof e.read.readerId === 'string' && Number.isSafeInteger(e.read.upToId);
+  if (e.type === 'access') return Array.isArray(e.imageIds) && e.imageIds.every((i) => typeof i === 'string');
   return e.type === 'sessions';
 }
 

@@ -56,7 +56,8 @@ export function createSseHub(options: SseHubOptions) {
   bus.onEvent((event: RealtimeEvent) => {
     if (event.type === 'message') eachOf(event.userIds, (s) => s.catchUp());
     else if (event.type === 'sessions') eachOf(event.userIds, (s) => void s.checkSession());
-    else eachOf(event.userIds, (s) => s.send(`event: read\ndata: ${JSON.stringify(event.read)}\n\n`));
+    else if (event.type === 'read')
+      eachOf(event.userIds, (s) => s.send(`event: read\ndata: ${JSON.stringify(event.read)}\n\n`));
   });
   bus.onResync(() => all.forEach((s) => s.catchUp()));
   const poll = setInterval(() => {

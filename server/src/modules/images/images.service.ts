@@ -25,6 +25,7 @@ import type { DicomEngine } from '../dicom/dicom-engine.ts';
 import type { SettingsService } from '../settings/settings.service.ts';
 import type { PatientShares } from '../sharing/patient-share.ts';
 import { type Access, accessOf, canSeeEverything, isUuid } from './access-policy.ts';
+import { type AccessEnded, type ContentAccessCache } from './content-access.ts';
 import { contentDisposition } from './file-type.ts';
 import { presentImage } from './image-presenter.ts';
 import {
@@ -45,6 +46,11 @@ export type ContentVariant = 'content' | 'thumbnail';
  * file that fails its check is refused before any byte of it leaves. Larger ones stream.
  */
 export const WHOLE_READ_MAX_BYTES = 1024 * 1024;
+
+/** The row names a made thumbnail with everything its read needs. */
+const thumbnailReady = (image: ContentSource): boolean =>
+  image.thumbnail_status === 'ready' &&
+  !!(image.thumb_storage_key && image.thumb_wrapped_key && image.thumb_key_id && image.thumb_sha256);
 
 export interface ContentAnswer {
   /**
@@ -87,6 +93,10 @@ interface Deps {
   patientShares: Pick<PatientShares, 'plan' | 'retryable' | 'mail' | 'knownOpen' | 'committed'>;
   /** Rows of a list reachable by offset paging and counted (LIST_MAX_WINDOW; smaller in tests). */
   listWindow?: number;
+  /** Content reads that opened the bytes a moment ago (content-access.ts); without it every read asks the database. */
+  contentAccess?: ContentAccessCache;
+  /** Access to images ended (an image deleted): called after the commit; publishes the `access` event. */
+  onAccessEnded?: (ended: AccessEnded) => void;
 }
 
 /**
@@ -94,7 +104,7 @@ interface Deps {
  * image-presenter.ts (the card), upload.ts (the upload pipeline), jobs.ts (thumbnails, sweeper).
  */
 export function createImagesService(deps: Deps) {
-  const { db, store, audit, log } = deps;
+  const { db, store, audit, log, contentAccess } = deps;
   const repo = createImagesRepository(db);
   const transaction = createTransactor(db, (trx) => ({ images: createImagesRepository(trx) }));
   const listWindow = deps.listWindow ?? LIST_MAX_WINDOW;
@@ -131,6 +141,21 @@ export function createImagesService(deps: Deps) {
     return access ? { image, access } : null;
   }
 
+  /**
+   * The content read's row for this viewer: from memory when their read of it opened the bytes a
+   * moment ago and nothing ended access since (content-access.ts), else from the database, kept when
+   * it opens the bytes. A held row without the thumbnail a thumbnail read needs is read again.
+   */
+  async function contentRowFor(actor: Actor, id: string, variant: ContentVariant) {
+    const held = contentAccess?.get(actor.userId, id, Date.now());
+    if (held && (variant === 'content' || thumbnailReady(held.image))) return held;
+    const readAt = contentAccess?.epoch() ?? 0;
+    const found = await repo.getContentForViewer(id, actor.userId);
+    if (found && contentAccess && accessOf(actor, found.image, found.share)?.content)
+      contentAccess.keep({ viewerId: actor.userId, ...found }, readAt, Date.now());
+    return found;
+  }
+
   /** Opens an image's bytes (or thumbnail) for whoever the caller decided may see them; audited first. */
   async function openBytes(
     image: ContentSource | null,
@@ -140,13 +165,7 @@ export function createImagesService(deps: Deps) {
     event: { userId: string | null; action: AuditAction; ip: string | null; reason?: string },
   ): Promise<ContentAnswer> {
     const { userId, action, ip } = event;
-    const thumbReady =
-      image?.thumbnail_status === 'ready' &&
-      image.thumb_storage_key &&
-      image.thumb_wrapped_key &&
-      image.thumb_key_id &&
-      image.thumb_sha256;
-    if (!image || (variant === 'thumbnail' && !thumbReady)) {
+    if (!image || (variant === 'thumbnail' && !thumbnailReady(image))) {
       await audit.recordQuietly({
         userId,
         action,
@@ -273,8 +292,8 @@ export function createImagesService(deps: Deps) {
     /** Decrypted bytes for a viewer allowed to see them; everyone else gets 404. Audited either way. */
     async openContent(actor: Actor, id: string, variant: ContentVariant, download: boolean): Promise<ContentAnswer> {
       const action = variant === 'thumbnail' ? 'image.thumbnail' : download ? 'image.download' : 'image.view';
-      // The content read's own narrow query: the same rule (accessOf) over the same share join.
-      const found = isUuid(id) ? await repo.getContentForViewer(id, actor.userId) : undefined;
+      // The content read's own narrow query (or its row held a moment): the same rule (accessOf), decided now.
+      const found = isUuid(id) ? await contentRowFor(actor, id, variant) : undefined;
       const image = found && accessOf(actor, found.image, found.share)?.content ? found.image : null;
       return openBytes(image, isUuid(id) ? id : null, variant, download, {
         userId: actor.userId,
@@ -334,6 +353,7 @@ export function createImagesService(deps: Deps) {
         throw forbidden('Only the uploader or an administrator can delete this image');
       const { image } = found;
       await transaction.run(({ images }) => images.markDeleted(image.id, new Date()));
+      deps.onAccessEnded?.({ userIds: [], imageIds: [image.id] });
       // The row no longer points at the blobs: if removing them fails now, the sweeper removes them later.
       for (const key of [image.storage_key, image.thumb_storage_key]) {
         if (key)

@@ -1,15 +1,16 @@
 import { type AddressInfo, type Server, type Socket, createServer, connect } from 'node:net';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { type SignedIn, type TestApp, createTestApp, newUser } from '../../../test/harness.ts';
-import { testDbKind } from '../../../test/database.ts';
+import {
+  type SignedIn,
+  type TestApp,
+  createTestApp,
+  newUser,
+  secondInstance,
+  twoInstancesSkip,
+} from '../../../test/harness.ts';
 import { type SseConnection, openSse } from './sse-test-client.ts';
 
 const redisUrl = process.env.TEST_REDIS_URL;
-const twoInstanceSkip = !redisUrl
-  ? 'TEST_REDIS_URL is not set'
-  : testDbKind !== 'postgres'
-    ? 'two instances need one shared PostgreSQL database (TEST_DATABASE_URL); PGlite cannot be shared'
-    : null;
 
 const streams: SseConnection[] = [];
 const apps: TestApp[] = [];
@@ -96,20 +97,16 @@ describe('Redis unreachable', () => {
   });
 });
 
-describe.skipIf(twoInstanceSkip !== null)(
-  `two instances through Redis${twoInstanceSkip ? ` (skipped: ${twoInstanceSkip})` : ''}`,
+describe.skipIf(twoInstancesSkip !== null)(
+  `two instances through Redis${twoInstancesSkip ? ` (skipped: ${twoInstancesSkip})` : ''}`,
   () => {
     it('delivers a message sent on one instance to a stream on the other within a second, both ways', async () => {
       const a = await createTestApp((c) => {
         c.redisUrl = redisUrl!;
       });
       apps.push(a);
-      const b = await createTestApp((c) => {
+      const b = await secondInstance(a, (c) => {
         c.redisUrl = redisUrl!;
-        // One deployment: the same database, master key and token secret behind a load balancer.
-        c.database = a.config.database;
-        c.masterKey = a.config.masterKey;
-        c.jwtSecret = a.config.jwtSecret;
       });
       apps.push(b);
       // Each test database names its own channel: parallel runs on one Redis never mix.
@@ -142,12 +139,8 @@ describe.skipIf(twoInstanceSkip !== null)(
         c.redisUrl = proxy.url();
       });
       apps.push(a);
-      const b = await createTestApp((c) => {
+      const b = await secondInstance(a, (c) => {
         c.redisUrl = proxy.url();
-        // One deployment: the same database, master key and token secret behind a load balancer.
-        c.database = a.config.database;
-        c.masterKey = a.config.masterKey;
-        c.jwtSecret = a.config.jwtSecret;
       });
       apps.push(b);
       const baseB = await listening(b);

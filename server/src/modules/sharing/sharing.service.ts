@@ -20,6 +20,7 @@ import { imageSharedMail, studySharedMail } from '../../mail/templates.ts';
 import type { AuditService } from '../audit/audit.service.ts';
 import type { Actor } from '../auth/actor.ts';
 import type { StudyCopies } from '../dicom/study-copies.ts';
+import type { AccessEnded } from '../images/content-access.ts';
 import type { ImagesService } from '../images/images.service.ts';
 import type { SettingsService } from '../settings/settings.service.ts';
 import { MAX_SHARE_ATTEMPTS, isLive, shareState } from './share-state.ts';
@@ -47,6 +48,8 @@ interface Deps {
    * transaction together with the share and every audit row.
    */
   studyCopies?: StudyCopies;
+  /** A share ended (revoked): called after the commit; publishes the `access` event (images/content-access.ts). */
+  onAccessEnded?: (ended: AccessEnded) => void;
 }
 
 /** The most study shares of one study its manager's list shows (newest first). */
@@ -121,6 +124,7 @@ export function createSharingService({
   publicUrl,
   deidentify,
   studyCopies,
+  onAccessEnded,
 }: Deps) {
   const repo = createSharingRepository(db);
   const transaction = createTransactor(db, (trx) => ({
@@ -239,6 +243,7 @@ export function createSharingService({
         ]),
       );
     });
+    onAccessEnded?.({ userIds: [group.created_for], imageIds: [] });
   }
 
   return {
@@ -433,6 +438,7 @@ export function createSharingService({
         return presentShare((await repo.getLive(id))!);
       }
       await repo.revoke(id);
+      onAccessEnded?.({ userIds: [share.created_for], imageIds: [] });
       await audit.record({
         userId: actor.userId,
         action: 'share.revoke',
