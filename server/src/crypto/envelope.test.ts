@@ -109,6 +109,26 @@ describe('envelope encryption', () => {
     );
   });
 
+  it('a whole read whose digest is known skips only the SHA-256: tags, final flag and size still refuse', async () => {
+    const plain = randomBytes(2 * chunk + 5);
+    const sealed = await collect(encryptChunks([plain], key, chunk));
+    const known = { sha256: sha(Buffer.from('not checked')), size: plain.length, digestKnown: true };
+    expect(Buffer.concat(decryptPieces(sealed, key, known)).equals(plain)).toBe(true);
+    const flipped = Buffer.from(sealed);
+    flipped[20] = flipped[20]! ^ 1;
+    expect(() => decryptPieces(flipped, key, known)).toThrow(IntegrityError);
+    expect(() => decryptWhole(sealed.subarray(0, sealed.length - 40), key, known)).toThrow(IntegrityError);
+    expect(() => decryptPieces(sealed, key, { ...known, size: plain.length + 1 })).toThrow(IntegrityError);
+    expect(() => decryptPieces(sealed, randomBytes(32), known)).toThrow(IntegrityError);
+  });
+
+  it('hands every plaintext piece it seals to onPlain, in order', async () => {
+    const plain = randomBytes(3 * chunk + 7);
+    const seen: Buffer[] = [];
+    await collect(encryptChunks(pieces(plain), key, chunk, (piece) => seen.push(Buffer.from(piece))));
+    expect(Buffer.concat(seen).equals(plain)).toBe(true);
+  });
+
   it('wraps data keys with the master key and names the master key by id', () => {
     const master = randomBytes(32);
     const ring = createKeyring(master);

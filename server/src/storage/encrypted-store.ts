@@ -19,6 +19,12 @@ export interface StoredObject extends WrappedKey {
   format: number;
 }
 
+/** What `put` stored, with the size and SHA-256 of exactly the plaintext it sealed. */
+export interface SealedObject extends StoredObject {
+  sha256: string;
+  size: number;
+}
+
 /** A value's key, derived from an object's data key for one purpose (never the data key itself). */
 const valueKey = (dataKey: Buffer, purpose: string) =>
   keyObjectOf(Buffer.from(hkdfSync('sha256', keyObjectOf(dataKey), Buffer.alloc(0), `medshare:${purpose}:v1`, 32)));
@@ -33,9 +39,30 @@ const valueKey = (dataKey: Buffer, purpose: string) =>
 const SPARE_BYTES = 1024 * 1024 + 1;
 const SPARE_COUNT = 8;
 
+/**
+ * Most objects whose plaintext digest this process knows (`sealedDigests`): ~200 bytes each. A
+ * forgotten one is checked with its SHA-256 again on its next whole read.
+ */
+const KNOWN_DIGESTS_MAX = 20_000;
+
 /** Blob storage that only ever sees ciphertext: a fresh data key per object, wrapped by the master key. */
 export function createEncryptedStore(storage: BlobStorage, keyring: Keyring) {
   const spares: Buffer[] = [];
+  /**
+   * Objects this process sealed, or read whole and matched with their SHA-256, by storage key,
+   * wrapped data key, digest and size. A whole read of one skips the SHA-256 (12 % of a content
+   * read's main thread, docs/decisions.md › Plaintext digests known to the process): a data key seals
+   * one object once, so the chunk tags, which every read still checks, pass only for those very
+   * bytes. A row pointing at another object's blob or key, or naming another digest, is not found
+   * here and is checked in full.
+   */
+  const sealedDigests = new Set<string>();
+  const digestEntry = (key: string, wrapped: WrappedKey, expected: ExpectedPlaintext) =>
+    `${key}\n${wrapped.wrappedKey}\n${expected.sha256}\n${expected.size}`;
+  const rememberDigest = (entry: string) => {
+    if (sealedDigests.size >= KNOWN_DIGESTS_MAX) sealedDigests.delete(sealedDigests.values().next().value!);
+    sealedDigests.add(entry);
+  };
   /**
    * An object read whole and decrypted by `decrypt` (decryptWhole or decryptPieces), its ciphertext
    * read into a spare buffer that is free to be read into again once `decrypt` has returned.
@@ -48,9 +75,14 @@ export function createEncryptedStore(storage: BlobStorage, keyring: Keyring) {
   ): Promise<T> {
     const dataKey = keyring.unwrap(wrapped);
     const bytes = encryptedSize(expected.size);
+    const entry = digestEntry(key, wrapped, expected);
+    const known = sealedDigests.has(entry);
     const spare = bytes < SPARE_BYTES ? (spares.pop() ?? Buffer.allocUnsafeSlow(SPARE_BYTES)) : undefined;
     try {
-      return decrypt(await storage.getWhole!(key, bytes, spare), dataKey, expected);
+      const sealed = await storage.getWhole!(key, bytes, spare);
+      const plain = decrypt(sealed, dataKey, known ? { ...expected, digestKnown: true } : expected);
+      if (!known) rememberDigest(entry);
+      return plain;
     } finally {
       if (spare && spares.length < SPARE_COUNT) spares.push(spare);
     }
@@ -64,15 +96,22 @@ export function createEncryptedStore(storage: BlobStorage, keyring: Keyring) {
      * Encrypts `plaintext` as it streams into the store. Resolves when the blob is durable; on any
      * error (including one thrown by the plaintext source) the partial blob is gone.
      */
-    async put(key: string, plaintext: AsyncIterable<Uint8Array> | Iterable<Uint8Array>): Promise<StoredObject> {
+    async put(key: string, plaintext: AsyncIterable<Uint8Array> | Iterable<Uint8Array>): Promise<SealedObject> {
       const { dataKey, wrapped } = keyring.newDataKey();
-      await storage.put(key, Readable.from(encryptChunks(plaintext, dataKey), { objectMode: false }));
-      return { ...wrapped, format: ENVELOPE_FORMAT };
+      const digest = createHash('sha256');
+      let size = 0;
+      const seen = (piece: Uint8Array) => {
+        digest.update(piece);
+        size += piece.length;
+      };
+      await storage.put(key, Readable.from(encryptChunks(plaintext, dataKey, undefined, seen), { objectMode: false }));
+      const sealed = { ...wrapped, format: ENVELOPE_FORMAT, sha256: digest.digest('hex'), size };
+      rememberDigest(digestEntry(key, sealed, sealed));
+      return sealed;
     },
 
-    async putBuffer(key: string, plaintext: Buffer): Promise<StoredObject & { sha256: string; size: number }> {
-      const stored = await this.put(key, [plaintext]);
-      return { ...stored, sha256: createHash('sha256').update(plaintext).digest('hex'), size: plaintext.length };
+    putBuffer(key: string, plaintext: Buffer): Promise<SealedObject> {
+      return this.put(key, [plaintext]);
     },
 
     /**

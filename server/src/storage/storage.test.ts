@@ -2,7 +2,7 @@ import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import S3rver from 's3rver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IntegrityError, createKeyring } from '../crypto/envelope.ts';
@@ -142,6 +142,39 @@ describe('encrypted whole reads (fs)', () => {
     await storage.put('whole-read-forged', Readable.from([raw]));
     await expect(store.readPieces('whole-read-forged', stored[6]!, stored[6]!)).rejects.toThrow(IntegrityError);
     expect(Buffer.concat(await store.readPieces('whole-read-7', stored[7]!, stored[7]!)).equals(plains[7]!)).toBe(true);
+    storage.close();
+  });
+});
+
+describe('digests known to the store (docs/decisions.md › Plaintext digests known to the process)', () => {
+  it('returns the SHA-256 and size of exactly what it sealed, and checks in full a row naming another digest, blob or key', async () => {
+    const storage = createFsStorage(mkdtempSync(join(tmpdir(), 'medshare-digest-')));
+    const keyring = createKeyring(randomBytes(32));
+    const store = createEncryptedStore(storage, keyring);
+    const [a, b] = [randomBytes(150_000), randomBytes(150_000)];
+    const sha = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
+    const sa = await store.put('digest-a', Readable.from([a.subarray(0, 1000), a.subarray(1000)]));
+    const sb = await store.putBuffer('digest-b', b);
+    expect(sa).toMatchObject({ sha256: sha(a), size: a.length });
+    expect(sb).toMatchObject({ sha256: sha(b), size: b.length });
+    // Known: read without the SHA-256, the bytes as sealed.
+    expect(Buffer.concat(await store.readPieces('digest-a', sa, sa)).equals(a)).toBe(true);
+    // Rows that do not name what was sealed: another digest; B's blob and key under A's digest (a
+    // mixed-up row); A's blob with B's key.
+    await expect(store.readPieces('digest-a', sa, { ...sa, sha256: sha(b) })).rejects.toThrow(IntegrityError);
+    await expect(store.readPieces('digest-b', sb, { sha256: sa.sha256, size: sb.size })).rejects.toThrow(
+      IntegrityError,
+    );
+    await expect(store.readAll('digest-a', sb, sa)).rejects.toThrow(IntegrityError);
+    // Another process knows nothing: its first read checks the digest, and a wrong one is refused.
+    const other = createEncryptedStore(storage, keyring);
+    await expect(other.readPieces('digest-a', sa, { ...sa, sha256: sha(b) })).rejects.toThrow(IntegrityError);
+    expect(Buffer.from(await other.readAll('digest-b', sb, sb)).equals(b)).toBe(true);
+    // A blob changed after it was known still fails its tags.
+    const raw = Buffer.concat(await (await storage.get('digest-a')).toArray());
+    raw[500] = raw[500]! ^ 1;
+    await storage.put('digest-a', Readable.from([raw]));
+    await expect(store.readPieces('digest-a', sa, sa)).rejects.toThrow(IntegrityError);
     storage.close();
   });
 });

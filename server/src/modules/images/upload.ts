@@ -5,7 +5,7 @@ import {
   MAX_CAPTION_LENGTH,
   UPLOAD_DUPLICATE_CODE,
 } from '@medshare/contracts';
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import type { Logger } from 'pino';
@@ -22,7 +22,7 @@ import {
   unsupportedType,
 } from '../../errors.ts';
 import type { GroupCommit } from '../../db/group-commit.ts';
-import type { EncryptedStore, StoredObject } from '../../storage/encrypted-store.ts';
+import type { EncryptedStore, SealedObject } from '../../storage/encrypted-store.ts';
 import type { AuditService } from '../audit/audit.service.ts';
 import type { Actor } from '../auth/actor.ts';
 import type { DicomColumns, DicomEngine } from '../dicom/dicom-engine.ts';
@@ -136,7 +136,6 @@ export function createUploader(deps: Deps) {
       await drain(part.stream);
       throw unsupportedType(ImageMessages.invalidType);
     }
-    const hash = createHash('sha256');
     let size = 0;
     let type: ImageContentType | null = null;
     // DICOM is parsed whole (at most max_upload_mb) once its last byte is in, so its bytes are kept.
@@ -155,7 +154,6 @@ export function createUploader(deps: Deps) {
       for await (const chunk of part.stream.iterator({ destroyOnReturn: false }) as AsyncIterable<Buffer>) {
         size += chunk.length;
         if (size > maxBytes) throw tooLarge(ImageMessages.tooLarge(maxMb));
-        hash.update(chunk);
         if (type !== null) {
           if (type === 'application/dicom') kept.push(chunk);
           yield chunk;
@@ -189,7 +187,8 @@ export function createUploader(deps: Deps) {
       check.catch(() => undefined); // awaited once the blob is stored; never unhandled if the store fails first
       return check;
     };
-    let stored: StoredObject;
+    // The store digests exactly what it seals (SealedObject.sha256): the row's SHA-256.
+    let stored: SealedObject;
     try {
       stored = await store.put(key, inspected());
     } catch (err) {
@@ -220,7 +219,7 @@ export function createUploader(deps: Deps) {
         throw err;
       }
     }
-    return { stored, size, sha256: hash.digest('hex'), type: detected, dicomColumns, dicomMetadata };
+    return { stored, size, sha256: stored.sha256, type: detected, dicomColumns, dicomMetadata };
   }
 
   return {
