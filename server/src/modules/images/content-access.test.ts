@@ -9,6 +9,7 @@ import {
   twoInstancesSkip,
 } from '../../../test/harness.ts';
 import { codeIn } from '../../../test/smtp.ts';
+import { type TcpProxy, startTcpProxy, throughProxy } from '../../../test/tcp-proxy.ts';
 import type { Actor } from '../auth/actor.ts';
 import type { ShareLife } from './access-policy.ts';
 import { type ContentRead, createContentAccessCache } from './content-access.ts';
@@ -217,13 +218,17 @@ describe.skipIf(twoInstancesSkip !== null)(
   () => {
     let a: TestApp;
     let b: TestApp;
+    let bRedis: TcpProxy;
     let p: People;
     beforeAll(async () => {
       a = await createTestApp((c) => {
         c.redisUrl = redisUrl!;
       });
+      // B reaches Redis through a proxy of its own, so that a test can cut it off alone.
+      const u = new URL(redisUrl!);
+      bRedis = await startTcpProxy({ host: u.hostname, port: Number(u.port || 6379) });
       b = await secondInstance(a, (c) => {
-        c.redisUrl = redisUrl!;
+        c.redisUrl = throughProxy(redisUrl!, bRedis);
       });
       // Both subscribed, so that each hears the other's events.
       for (const t of [a, b]) while (t.app.ctx.realtime.bus.degraded) await new Promise((r) => setTimeout(r, 10));
@@ -233,6 +238,7 @@ describe.skipIf(twoInstancesSkip !== null)(
     afterAll(async () => {
       await b?.close();
       await a?.close();
+      await bRedis?.close();
     });
 
     /** B's next read is refused within the bus's delivery (a local Redis: milliseconds), and stays refused. */
@@ -261,6 +267,25 @@ describe.skipIf(twoInstancesSkip !== null)(
         (await a.request({ method: 'DELETE', url: `/api/upload/image/${id}`, token: p.owner.token })).statusCode,
       ).toBe(200);
       for (const who of [p.recipient, p.admin]) await refusedOnB(id, who);
+    });
+
+    it('while B cannot hear A, B answers nothing from memory: a share revoked on A is refused on B at once', async () => {
+      const id = await newImage(a, p.owner);
+      const sharingId = await shareVerified(a, id, p.owner, p.recipient);
+      await readTwice(b, id, p.recipient);
+      await bRedis.cut();
+      while (!b.app.ctx.realtime.bus.degraded) await new Promise((r) => setTimeout(r, 10));
+      expect(
+        (await a.request({ method: 'DELETE', url: `/api/sharing/${sharingId}`, token: p.owner.token })).statusCode,
+      ).toBe(200);
+      // A's event never reached B; B's held row would still say yes.
+      expect(b.app.ctx.contentAccess.size).toBeGreaterThan(0);
+      expect((await contentOf(b, id, p.recipient.token)).statusCode).toBe(404);
+      await bRedis.restore();
+      while (b.app.ctx.realtime.bus.degraded) await new Promise((r) => setTimeout(r, 10));
+      // Back: events may have been missed, so everything held was dropped.
+      expect(b.app.ctx.contentAccess.size).toBe(0);
+      expect((await contentOf(b, id, p.recipient.token)).statusCode).toBe(404);
     });
   },
 );
