@@ -13,7 +13,7 @@ export type RealtimeEvent =
   | { type: 'read'; userIds: string[]; read: { readerId: string; senderId: string; upToId: number; readAt: string } }
   // Sessions of these users were revoked: their open streams check theirs now instead of at the next timer tick.
   | { type: 'sessions'; userIds: string[] }
-  // Access to images ended (a share revoked or locked, an image deleted): content reads this process
+  // Access to images ended (a share revoked, an image deleted): content reads this process
   // holds for these viewers, or of these images, are dropped (images/content-access.ts).
   | { type: 'access'; userIds: string[]; imageIds: string[] };
 
