@@ -572,7 +572,8 @@ export function createAuthService(deps: Deps) {
       if (!alive(session)) {
         const readAt = sessionCache?.epoch() ?? 0;
         session = await repo.getSessionForAuth(claims.sid);
-        if (alive(session)) sessionCache?.keep(session, readAt, Date.now());
+        // Its age counts from before the query (`now`): it vouches for no more than maxAgeMs after it was asked.
+        if (alive(session)) sessionCache?.keep(session, readAt, now);
       }
       if (!session || session.user_id !== claims.sub || session.revoked_at)
         throw unauthenticated(AuthFailure.failed + ': session ended', 'session_revoked');

@@ -195,6 +195,19 @@ describe('reads answered from memory end with access, on one instance', () => {
     expect(thumb.headers['content-type']).toBe('image/webp');
   });
 
+  it('reads again a held row that would refuse now, rather than refusing from memory', async () => {
+    const id = await newImage(t, p.owner);
+    await shareVerified(t, id, p.owner, p.recipient);
+    await readTwice(t, id, p.recipient);
+    // The held share as if it had expired, while the database has another that opens the bytes
+    // (a fresh share verified within the 5 s): the memory only ever says yes.
+    const held = t.app.ctx.contentAccess.get(p.recipient.user.id, id, Date.now())!;
+    held.share = { ...held.share!, expires_at: new Date(Date.now() - 1_000) };
+    expect((await contentOf(t, id, p.recipient.token)).statusCode).toBe(200);
+    // Any spelling of the id reaches the held row.
+    expect((await contentOf(t, id.toUpperCase(), p.recipient.token)).statusCode).toBe(200);
+  });
+
   it('decides each read on the actor as it is now, not as it was when the row was kept', async () => {
     const id = await newImage(t, p.owner);
     await readTwice(t, id, p.admin);

@@ -143,16 +143,22 @@ export function createImagesService(deps: Deps) {
 
   /**
    * The content read's row for this viewer: from memory when their read of it opened the bytes a
-   * moment ago and nothing ended access since (content-access.ts), else from the database, kept when
-   * it opens the bytes. A held row without the thumbnail a thumbnail read needs is read again.
+   * moment ago, nothing ended access since and it still opens them (content-access.ts), else from
+   * the database, kept when it opens the bytes. A held row without the thumbnail a thumbnail read
+   * needs is read again.
    */
   async function contentRowFor(actor: Actor, id: string, variant: ContentVariant) {
-    const held = contentAccess?.get(actor.userId, id, Date.now());
-    if (held && (variant === 'content' || thumbnailReady(held.image))) return held;
+    const now = Date.now();
+    // Rows are kept under the id as the database spells it (lower case).
+    const held = contentAccess?.get(actor.userId, id.toLowerCase(), now);
+    // Only ever a yes: a held row that would refuse now (expired, permissions gone) is read again.
+    const opens = held && accessOf(actor, held.image, held.share)?.content;
+    if (held && opens && (variant === 'content' || thumbnailReady(held.image))) return held;
     const readAt = contentAccess?.epoch() ?? 0;
     const found = await repo.getContentForViewer(id, actor.userId);
+    // Its age counts from before the query, so no row vouches for more than maxAgeMs after it was asked.
     if (found && contentAccess && accessOf(actor, found.image, found.share)?.content)
-      contentAccess.keep({ viewerId: actor.userId, ...found }, readAt, Date.now());
+      contentAccess.keep({ viewerId: actor.userId, ...found }, readAt, now);
     return found;
   }
 

@@ -592,7 +592,11 @@ export function createSharingService({
             log.error({ err: deleteErr, shareId: id }, 'could not withdraw an unmailed study share');
             return false;
           });
-        if (copies && withdrawn) await studyCopies!.discard(copies);
+        if (copies && withdrawn) {
+          // Rows of the copies read in the meantime go before their blobs do.
+          onAccessEnded?.({ userIds: [], imageIds: copies.ids });
+          await studyCopies!.discard(copies);
+        }
         throw err;
       }
       if (copies) studyCopies!.committed(copies);
