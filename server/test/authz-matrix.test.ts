@@ -13,7 +13,16 @@ import {
   type MatrixRow,
   withToken,
 } from './authz-matrix.ts';
-import { type SignedIn, type TestApp, createTestApp, login, loginAdmin, newUser, uniqueName } from './harness.ts';
+import {
+  type SignedIn,
+  type TestApp,
+  createTestApp,
+  login,
+  loginAdmin,
+  newUser,
+  shareImage,
+  uniqueName,
+} from './harness.ts';
 import { codeIn } from './smtp.ts';
 
 let t: TestApp;
@@ -164,25 +173,8 @@ beforeAll(async () => {
   const loginTarget = await newUser(t, 'patient');
 
   /** Provider A shares an image with a user, who unlocks it with the mailed code when asked to. */
-  async function shareWith(imageId: string, to: SignedIn, unlock: boolean) {
-    const before = t.smtp.countTo(to.user.email);
-    const res = await t.request({
-      method: 'POST',
-      url: '/api/sharing/request',
-      payload: { imagemetadataId: imageId, createdfor: to.user.id },
-      token: providerA.token,
-    });
-    expect(res.statusCode, res.body).toBe(201);
-    if (!unlock) return;
-    while (t.smtp.countTo(to.user.email) === before) await new Promise((r) => setTimeout(r, 10));
-    const ok = await t.request({
-      method: 'POST',
-      url: '/api/sharing/verify',
-      payload: { sharingRequestId: res.json().data.id, verificationCode: codeIn(await t.smtp.lastTo(to.user.email)) },
-      token: to.token,
-    });
-    expect(ok.statusCode, ok.body).toBe(200);
-  }
+  const shareWith = (imageId: string, to: SignedIn, unlock: boolean) =>
+    shareImage(t, imageId, providerA, to, { unlock });
 
   // Provider A shares a JPEG (no patient) by link; the link holder enters the code.
   const linkTo = async (imageId: string) => {

@@ -66,6 +66,38 @@ export async function createTestApp(
 }
 
 /**
+ * `from` shares an image with `to` (`POST /api/sharing/request`); with `unlock`, `to` enters the
+ * mailed code. Returns the sharing id.
+ */
+export async function shareImage(
+  t: TestApp,
+  imageId: string,
+  from: SignedIn,
+  to: SignedIn,
+  { unlock }: { unlock: boolean },
+): Promise<string> {
+  const before = t.smtp.countTo(to.user.email);
+  const res = await t.request({
+    method: 'POST',
+    url: '/api/sharing/request',
+    payload: { imagemetadataId: imageId, createdfor: to.user.id },
+    token: from.token,
+  });
+  if (res.statusCode !== 201) throw new Error(`share: ${res.statusCode} ${res.body}`);
+  const sharingId = res.json().data.id as string;
+  if (!unlock) return sharingId;
+  while (t.smtp.countTo(to.user.email) === before) await new Promise((r) => setTimeout(r, 10));
+  const verified = await t.request({
+    method: 'POST',
+    url: '/api/sharing/verify',
+    payload: { sharingRequestId: sharingId, verificationCode: codeIn(await t.smtp.lastTo(to.user.email)) },
+    token: to.token,
+  });
+  if (verified.statusCode !== 200) throw new Error(`verify: ${verified.statusCode} ${verified.body}`);
+  return sharingId;
+}
+
+/**
  * Why two instances of the app cannot run here, or null: they need one PostgreSQL database
  * (TEST_DATABASE_URL; PGlite cannot be shared) and Redis between them (TEST_REDIS_URL).
  */

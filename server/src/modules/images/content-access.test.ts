@@ -6,9 +6,9 @@ import {
   loginAdmin,
   newUser,
   secondInstance,
+  shareImage,
   twoInstancesSkip,
 } from '../../../test/harness.ts';
-import { codeIn } from '../../../test/smtp.ts';
 import { type TcpProxy, startTcpProxy, throughProxy } from '../../../test/tcp-proxy.ts';
 import type { Actor } from '../auth/actor.ts';
 import type { ShareLife } from './access-policy.ts';
@@ -101,26 +101,8 @@ async function newImage(t: TestApp, owner: SignedIn): Promise<string> {
 }
 
 /** Shares the image with `to` and enters the mailed code: the recipient reads it. */
-async function shareVerified(t: TestApp, id: string, owner: SignedIn, to: SignedIn): Promise<string> {
-  const before = t.smtp.countTo(to.user.email);
-  const res = await t.request({
-    method: 'POST',
-    url: '/api/sharing/request',
-    payload: { imagemetadataId: id, createdfor: to.user.id },
-    token: owner.token,
-  });
-  expect(res.statusCode, res.body).toBe(201);
-  while (t.smtp.countTo(to.user.email) === before) await new Promise((r) => setTimeout(r, 10));
-  const mail = await t.smtp.lastTo(to.user.email);
-  const verified = await t.request({
-    method: 'POST',
-    url: '/api/sharing/verify',
-    payload: { sharingRequestId: res.json().data.id, verificationCode: codeIn(mail) },
-    token: to.token,
-  });
-  expect(verified.statusCode, verified.body).toBe(200);
-  return res.json().data.id;
-}
+const shareVerified = (t: TestApp, id: string, owner: SignedIn, to: SignedIn) =>
+  shareImage(t, id, owner, to, { unlock: true });
 
 /** Reads twice: the second answer comes from the row the first kept. */
 async function readTwice(t: TestApp, id: string, who: SignedIn): Promise<void> {

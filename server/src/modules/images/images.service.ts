@@ -142,24 +142,29 @@ export function createImagesService(deps: Deps) {
   }
 
   /**
-   * The content read's row for this viewer: from memory when their read of it opened the bytes a
-   * moment ago, nothing ended access since and it still opens them (content-access.ts), else from
-   * the database, kept when it opens the bytes. A held row without the thumbnail a thumbnail read
-   * needs is read again.
+   * The image whose bytes the viewer may read now, or null: its row from memory when their read of it
+   * opened the bytes a moment ago, nothing ended access since and it still opens them
+   * (content-access.ts), else from the database, kept when it opens the bytes. Either way decided
+   * now, by the same rule (accessOf). A held row without the thumbnail a thumbnail read needs is read
+   * again.
    */
-  async function contentRowFor(actor: Actor, id: string, variant: ContentVariant) {
+  async function readableImage(actor: Actor, id: string, variant: ContentVariant): Promise<ContentSource | null> {
     const now = Date.now();
     // Rows are kept under the id as the database spells it (lower case).
     const held = contentAccess?.get(actor.userId, id.toLowerCase(), now);
     // Only ever a yes: a held row that would refuse now (expired, permissions gone) is read again.
-    const opens = held && accessOf(actor, held.image, held.share)?.content;
-    if (held && opens && (variant === 'content' || thumbnailReady(held.image))) return held;
+    if (
+      held &&
+      accessOf(actor, held.image, held.share)?.content &&
+      (variant === 'content' || thumbnailReady(held.image))
+    )
+      return held.image;
     const readAt = contentAccess?.epoch() ?? 0;
     const found = await repo.getContentForViewer(id, actor.userId);
+    if (!found || !accessOf(actor, found.image, found.share)?.content) return null;
     // Its age counts from before the query, so no row vouches for more than maxAgeMs after it was asked.
-    if (found && contentAccess && accessOf(actor, found.image, found.share)?.content)
-      contentAccess.keep({ viewerId: actor.userId, ...found }, readAt, now);
-    return found;
+    contentAccess?.keep({ viewerId: actor.userId, ...found }, readAt, now);
+    return found.image;
   }
 
   /** Opens an image's bytes (or thumbnail) for whoever the caller decided may see them; audited first. */
@@ -298,9 +303,8 @@ export function createImagesService(deps: Deps) {
     /** Decrypted bytes for a viewer allowed to see them; everyone else gets 404. Audited either way. */
     async openContent(actor: Actor, id: string, variant: ContentVariant, download: boolean): Promise<ContentAnswer> {
       const action = variant === 'thumbnail' ? 'image.thumbnail' : download ? 'image.download' : 'image.view';
-      // The content read's own narrow query (or its row held a moment): the same rule (accessOf), decided now.
-      const found = isUuid(id) ? await contentRowFor(actor, id, variant) : undefined;
-      const image = found && accessOf(actor, found.image, found.share)?.content ? found.image : null;
+      // The content read's own narrow query, or its row held a moment.
+      const image = isUuid(id) ? await readableImage(actor, id, variant) : null;
       return openBytes(image, isUuid(id) ? id : null, variant, download, {
         userId: actor.userId,
         action,
