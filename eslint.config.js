@@ -90,6 +90,48 @@ export default tseslint.config(
     rules: { 'react-hooks/rules-of-hooks': 'error', 'react-hooks/exhaustive-deps': 'warn' },
   },
   {
+    // A page that needs a path, a text or a limit must not load zod and the schemas with it (~22 KB
+    // gzipped, ~150 ms of a phone's main thread): those values come from the zod-free modules
+    // (docs/architecture.md › Frontend, "Start-up"). Types are free; a page that validates with a
+    // schema imports it where it needs it, below.
+    files: ['web/src/**/*.{ts,tsx}'],
+    ignores: [
+      'web/src/**/*.test.{ts,tsx}',
+      'web/src/testing/**',
+      // These two validate with the contracts' schemas, on the pages that need them (messages, settings).
+      'web/src/features/messages/hooks/use-message-stream.ts',
+      'web/src/features/settings/utils/known-settings.ts',
+    ],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            {
+              name: '@medshare/contracts',
+              allowTypeImports: true,
+              message: 'import values from @medshare/contracts/paths or /constants (the index loads every schema)',
+            },
+          ],
+          patterns: [
+            {
+              group: [
+                '@medshare/contracts/*',
+                '!@medshare/contracts/paths',
+                '!@medshare/contracts/constants',
+                '!@medshare/contracts/analysis-text',
+                '!@medshare/contracts/password-policy',
+                '!@medshare/contracts/permissions',
+              ],
+              allowTypeImports: true,
+              message: 'this contracts module builds zod schemas: import values from /paths or /constants',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: ['server/src/main.ts', 'server/src/cli/**', 'bench/**', 'scripts/**', 'e2e/**'],
     rules: { 'no-console': 'off' },
   },

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { CalendarDateSchema, LIST_MAX_WINDOW, PaginationSchema, pageQuerySchema } from './common.ts';
-
-export const AUDIT_PAGE_SIZES = [5, 10, 20] as const;
+/** Defined without zod, for the web to import alone (docs/architecture.md › Frontend, "Start-up"). */
+export { AUDIT_PAGE_SIZES } from './constants.ts';
 
 /** Offset paging stops here; older rows are reached by narrowing the date range or the filters. */
 export const AUDIT_MAX_WINDOW = LIST_MAX_WINDOW;

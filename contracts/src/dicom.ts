@@ -1,4 +1,6 @@
 import { z } from 'zod';
+/** Defined without zod, for the web to import alone (docs/architecture.md › Frontend, "Start-up"). */
+export { DicomPaths } from './paths.ts';
 
 /** Non-PHI DICOM attributes of an image, from columns. UIDs only for viewers of the content. */
 export const DicomItemSchema = z.object({
@@ -145,11 +147,6 @@ export const DicomJsonSchema = z
     z.object({ vr: z.string(), Value: z.array(z.unknown()).optional(), InlineBinary: z.string().optional() }),
   )
   .describe('DICOM JSON model: tag -> {vr, Value}');
-
-export const DicomPaths = {
-  metadata: (id: string) => `/api/images/${id}/dicom/metadata`,
-  dicomweb: '/api/dicomweb',
-} as const;
 
 export const DicomMessages = {
   burnedIn:

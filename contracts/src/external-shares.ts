@@ -1,5 +1,8 @@
 import { z } from 'zod';
 import { DicomItemSchema } from './dicom.ts';
+/** Defined without zod, for the web to import alone (docs/architecture.md › Frontend, "Start-up"). */
+export { ExternalSharePaths } from './paths.ts';
+export { ExternalShareMessages } from './constants.ts';
 
 /** Hours a link may live: the `external_share_max_hours` setting (1–168, default 72) caps it. */
 export const EXTERNAL_SHARE_MAX_HOURS_CAP = 168;
@@ -117,32 +120,3 @@ export const ExternalViewSchema = z.object({
   images: z.array(ExternalImageSchema).describe('In series and instance order for a study'),
 });
 export type ExternalView = z.infer<typeof ExternalViewSchema>;
-
-export const ExternalShareMessages = {
-  created: 'Link sent. Give the recipient the code by phone or message.',
-  reissued: 'A new link was sent. Give the recipient the new code.',
-  revoked: 'Access revoked',
-  invalidLink: 'This link is not valid. Check that you opened the whole link from the mail.',
-  revokedLink: 'The sharer has ended access to this link.',
-  expiredLink: 'This link has expired.',
-  lockedLink: 'Too many wrong codes: this link is locked. Ask the sharer for a new link.',
-  wrongCode: 'That code is not right.',
-  noSession: 'Enter the code to open this link.',
-  viewOnly: 'This share is view only: downloads are off.',
-  notOwner: 'Only the patient or the uploading provider can share this by link',
-  noImages: 'There is nothing in this study you can share by link',
-  expiryTooLong: (max: number) => `The link may last at most ${max} hours`,
-} as const;
-
-/** Server paths of external shares (absolute, under /api). */
-export const ExternalSharePaths = {
-  shares: '/api/external-shares',
-  share: (id: string) => `/api/external-shares/${id}`,
-  reissue: (id: string) => `/api/external-shares/${id}/reissue`,
-  link: '/api/external/link',
-  session: '/api/external/session',
-  view: '/api/external/view',
-  content: (id: string) => `/api/external/images/${id}/content`,
-  thumbnail: (id: string) => `/api/external/images/${id}/thumbnail`,
-  download: (id: string) => `/api/external/images/${id}/download`,
-} as const;

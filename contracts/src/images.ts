@@ -1,31 +1,16 @@
 import { z } from 'zod';
 import { RoleNameSchema, pageQuerySchema } from './common.ts';
 import { DicomItemSchema } from './dicom.ts';
+import { UPLOAD_DUPLICATE_CODE } from './constants.ts';
+/** Defined without zod, for the web to import alone (docs/architecture.md › Frontend, "Start-up"). */
+export { ImagePaths } from './paths.ts';
+export { ImageMessages, MAX_CAPTION_LENGTH, UPLOAD_DUPLICATE_CODE } from './constants.ts';
 
 /** The four accepted kinds; the server decides the kind from the file's bytes. */
 export const ImageContentTypeSchema = z
   .enum(['image/jpeg', 'image/png', 'application/pdf', 'application/dicom'])
   .describe('Type decided from the file bytes');
 export type ImageContentType = z.infer<typeof ImageContentTypeSchema>;
-
-/** Texts of `docs/product.md` › Validation rules the web shows as they come. */
-export const ImageMessages = {
-  invalidType: 'Invalid file type. Allowed: .jpg, .png, .pdf, .dicom',
-  tooLarge: (mb: number) => `File size exceeds ${mb}MB limit.`,
-  noFile: 'Please select a file to upload.',
-  noCaption: 'Please provide a caption.',
-  emptyFile: 'The selected file is empty.',
-  unknownPatient: 'Select an existing, active patient.',
-  uploaded: 'Image uploaded successfully!',
-  deleted: 'Image deleted successfully',
-  duplicate: 'Already stored: this DICOM instance (same SOP Instance UID) was uploaded before for this patient.',
-} as const;
-
-/** Where the bytes of an image are read (bearer header only; never a token in the URL). */
-export const ImagePaths = {
-  content: (id: string) => `/api/images/${id}/content`,
-  thumbnail: (id: string) => `/api/images/${id}/thumbnail`,
-} as const;
 
 export const UserRefSchema = z.object({
   id: z.uuid(),
@@ -70,12 +55,6 @@ export const ImageSchema = z.object({
 });
 export type Image = z.infer<typeof ImageSchema>;
 
-/**
- * POST /api/upload/image when the same uploader already stored this DICOM instance (same SOP
- * Instance UID) for the same patient: 200 with the image already stored, nothing stored twice
- * (`docs/product.md` › Upload). A new upload stays 201 with the new image.
- */
-export const UPLOAD_DUPLICATE_CODE = 'duplicate';
 export const UploadDuplicateResponseSchema = z.object({
   success: z.literal(true),
   message: z.string(),
@@ -109,5 +88,3 @@ export const ImageStatsSchema = z.object({
     .describe('Of those, images that came through a share (admin: images with a live share)'),
 });
 export type ImageStats = z.infer<typeof ImageStatsSchema>;
-
-export const MAX_CAPTION_LENGTH = 500;

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { RoleNameSchema, pageQuerySchema } from './common.ts';
-
-export const MESSAGE_MAX_LENGTH = 5000;
+import { MESSAGE_MAX_LENGTH } from './constants.ts';
+/** Defined without zod, for the web to import alone (docs/architecture.md › Frontend, "Start-up"). */
+export { MESSAGE_MAX_LENGTH } from './constants.ts';
 
 /** Messages have database-ordered numeric ids: keyset paging and stream replay compare them. */
 export const MessageIdSchema = z.number().int().positive().describe('Message id; larger ids are newer');

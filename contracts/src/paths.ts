@@ -27,3 +27,36 @@ export const ApiPaths = {
   analysis: '/analysis',
   studies: '/studies',
 } as const;
+
+/** Where the bytes of an image are read (bearer header only; never a token in the URL). */
+export const ImagePaths = {
+  content: (id: string) => `/api/images/${id}/content`,
+  thumbnail: (id: string) => `/api/images/${id}/thumbnail`,
+} as const;
+
+export const DicomPaths = {
+  metadata: (id: string) => `/api/images/${id}/dicom/metadata`,
+  dicomweb: '/api/dicomweb',
+} as const;
+
+/** Where a study's routes are (bearer header only). */
+export const StudyPaths = {
+  list: '/studies',
+  detail: (studyUid: string) => `/studies/${studyUid}`,
+  share: (studyUid: string) => `/studies/${studyUid}/share`,
+  shares: (studyUid: string) => `/studies/${studyUid}/shares`,
+  revoke: (studyUid: string, id: string) => `/studies/${studyUid}/shares/${id}`,
+} as const;
+
+/** Server paths of external shares (absolute, under /api). */
+export const ExternalSharePaths = {
+  shares: '/api/external-shares',
+  share: (id: string) => `/api/external-shares/${id}`,
+  reissue: (id: string) => `/api/external-shares/${id}/reissue`,
+  link: '/api/external/link',
+  session: '/api/external/session',
+  view: '/api/external/view',
+  content: (id: string) => `/api/external/images/${id}/content`,
+  thumbnail: (id: string) => `/api/external/images/${id}/thumbnail`,
+  download: (id: string) => `/api/external/images/${id}/download`,
+} as const;

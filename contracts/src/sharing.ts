@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import { UserRefSchema, UserWithRoleRefSchema } from './images.ts';
+/** Defined without zod, for the web to import alone (docs/architecture.md › Frontend, "Start-up"). */
+export { SharingMessages } from './constants.ts';
 
 export const ShareStateSchema = z
   .enum(['pending', 'verified', 'expired', 'revoked', 'locked'])
@@ -68,13 +70,3 @@ export const ShareVerifyResponseDataSchema = z.object({
   expiresAt: z.string().nullable(),
 });
 export type ShareVerifyResponseData = z.infer<typeof ShareVerifyResponseDataSchema>;
-
-export const SharingMessages = {
-  shared: 'Image shared successfully',
-  verified: 'Image verified successfully',
-  revoked: 'Share revoked',
-  wrongCode: 'Invalid verification code',
-  locked: 'Too many wrong codes: this share is locked. Ask the sender to share the image again.',
-  expired: 'This share has expired. Ask the sender to share the image again.',
-  notFound: 'Share not found',
-} as const;

@@ -2,6 +2,8 @@ import { z } from 'zod';
 import { pageQuerySchema } from './common.ts';
 import { AccessStateSchema, UserRefSchema, UserWithRoleRefSchema } from './images.ts';
 import { ShareStateSchema } from './sharing.ts';
+/** Defined without zod, for the web to import alone (docs/architecture.md › Frontend, "Start-up"). */
+export { StudyPaths } from './paths.ts';
 
 /**
  * A study is the DICOM images with one Study Instance UID that the caller may see; it is not a
@@ -21,15 +23,6 @@ export const StudyShareParamsSchema = StudyParamsSchema.extend({ id: z.uuid().de
 
 export const ListStudiesQuerySchema = pageQuerySchema(10).strict();
 export type ListStudiesQuery = z.infer<typeof ListStudiesQuerySchema>;
-
-/** Where a study's routes are (bearer header only). */
-export const StudyPaths = {
-  list: '/studies',
-  detail: (studyUid: string) => `/studies/${studyUid}`,
-  share: (studyUid: string) => `/studies/${studyUid}/share`,
-  shares: (studyUid: string) => `/studies/${studyUid}/shares`,
-  revoke: (studyUid: string, id: string) => `/studies/${studyUid}/shares/${id}`,
-} as const;
 
 /**
  * One study card as the caller sees it. A study reached through a share is one card per share

@@ -1,4 +1,5 @@
-import { AuthMessages, SharingMessages } from '@medshare/contracts';
+import { AuthMessages } from '@medshare/contracts';
+import { SharingMessages } from '@medshare/contracts/constants';
 import { describe, expect, it } from 'vitest';
 import { ApiError } from './api-client';
 import { errorLines, errorText, fieldErrorInline, fieldErrorText, fieldLabel } from './error-text';

@@ -14,7 +14,7 @@ import TablePagination from '@mui/material/TablePagination';
 import TableRow from '@mui/material/TableRow';
 import TextField from '@mui/material/TextField';
 import Typography from '@mui/material/Typography';
-import { AUDIT_PAGE_SIZES } from '@medshare/contracts/audit';
+import { AUDIT_PAGE_SIZES } from '@medshare/contracts/constants';
 import type { AuditCategory, AuditLog, AuditPagination } from '@medshare/contracts';
 import { useEffect, useState } from 'react';
 import { ScrollRegion } from '../../../components/ui/scroll-region';

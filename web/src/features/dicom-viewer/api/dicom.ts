@@ -1,4 +1,5 @@
-import { DicomPaths, ImagePaths, type DicomMetadata } from '@medshare/contracts';
+import type { DicomMetadata } from '@medshare/contracts';
+import { DicomPaths, ImagePaths } from '@medshare/contracts/paths';
 import { ApiError, apiBlob } from '../../../lib/api-client';
 import { apiSlice, dataOf } from '../../../lib/api-slice';
 

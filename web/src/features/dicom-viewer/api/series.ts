@@ -1,4 +1,4 @@
-import { DicomPaths } from '@medshare/contracts';
+import { DicomPaths } from '@medshare/contracts/paths';
 import { apiBlob } from '../../../lib/api-client';
 import {
   type DicomJson,

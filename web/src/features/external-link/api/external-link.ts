@@ -1,4 +1,5 @@
-import { ExternalSharePaths, type ExternalLinkStatus, type ExternalView } from '@medshare/contracts/external-shares';
+import type { ExternalLinkStatus, ExternalView } from '@medshare/contracts/external-shares';
+import { ExternalSharePaths } from '@medshare/contracts/paths';
 import { ApiError, apiBlob } from '../../../lib/api-client';
 import { apiSlice, dataOf } from '../../../lib/api-slice';
 import { blobResult, createObjectUrls } from '../../../lib/object-urls';

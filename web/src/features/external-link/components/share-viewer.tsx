@@ -6,12 +6,9 @@ import Button from '@mui/material/Button';
 import Chip from '@mui/material/Chip';
 import CircularProgress from '@mui/material/CircularProgress';
 import Typography from '@mui/material/Typography';
-import {
-  ExternalShareMessages,
-  ExternalSharePaths,
-  type ExternalImage,
-  type ExternalView,
-} from '@medshare/contracts/external-shares';
+import type { ExternalImage, ExternalView } from '@medshare/contracts/external-shares';
+import { ExternalShareMessages } from '@medshare/contracts/constants';
+import { ExternalSharePaths } from '@medshare/contracts/paths';
 import { skipToken } from '@reduxjs/toolkit/query/react';
 import { type ComponentType, useCallback, useEffect, useMemo, useState } from 'react';
 import { PictureViewer } from '../../../components/ui/picture-viewer';

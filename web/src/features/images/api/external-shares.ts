@@ -1,10 +1,10 @@
-import {
-  ExternalSharePaths,
-  type ExternalShare,
-  type ExternalShareCreateBody,
-  type ExternalShareIssued,
-  type ExternalShareList,
+import type {
+  ExternalShare,
+  ExternalShareCreateBody,
+  ExternalShareIssued,
+  ExternalShareList,
 } from '@medshare/contracts/external-shares';
+import { ExternalSharePaths } from '@medshare/contracts/paths';
 import type { ApiResult } from '../../../lib/api-client';
 import { apiSlice, dataOf } from '../../../lib/api-slice';
 

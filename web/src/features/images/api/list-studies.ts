@@ -1,5 +1,5 @@
 import type { Pagination, StudySummary } from '@medshare/contracts';
-import { StudyPaths } from '@medshare/contracts/studies';
+import { StudyPaths } from '@medshare/contracts/paths';
 import type { ApiResult } from '../../../lib/api-client';
 import { apiSlice } from '../../../lib/api-slice';
 import { IMAGE_LIST_TAG } from './list-images';

@@ -1,5 +1,6 @@
 import { ApiPaths } from '@medshare/contracts/paths';
-import { type Image, UPLOAD_DUPLICATE_CODE } from '@medshare/contracts';
+import type { Image } from '@medshare/contracts';
+import { UPLOAD_DUPLICATE_CODE } from '@medshare/contracts/constants';
 import { useCallback } from 'react';
 import { API_BASE, ApiError, currentToken, endSessionIfExpired, toFieldErrors } from '../../../lib/api-client';
 import { apiSlice } from '../../../lib/api-slice';

@@ -1,4 +1,5 @@
-import { ApiPaths, type Image, ImageMessages, type User, UPLOAD_DUPLICATE_CODE } from '@medshare/contracts';
+import { ApiPaths, type Image, type User } from '@medshare/contracts';
+import { ImageMessages, UPLOAD_DUPLICATE_CODE } from '@medshare/contracts/constants';
 import { fireEvent, screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { HttpResponse } from 'msw';

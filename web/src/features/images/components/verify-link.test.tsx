@@ -1,4 +1,5 @@
-import { SharingMessages, type Image, type PublicSettings, type StudySummary } from '@medshare/contracts';
+import type { Image, PublicSettings, StudySummary } from '@medshare/contracts';
+import { SharingMessages } from '@medshare/contracts/constants';
 import { screen, waitFor, within } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { toast } from '../../../lib/notify';

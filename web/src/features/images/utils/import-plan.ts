@@ -1,4 +1,4 @@
-import { ImageMessages } from '@medshare/contracts';
+import { ImageMessages } from '@medshare/contracts/constants';
 import { dicomdirReferences, looksLikeDicom } from './dicom-file';
 import {
   EntryTooLarge,

@@ -1,4 +1,6 @@
-import { type Image, ImagePaths, ImageMessages, UPLOAD_DUPLICATE_CODE } from '@medshare/contracts';
+import type { Image } from '@medshare/contracts';
+import { ImageMessages, UPLOAD_DUPLICATE_CODE } from '@medshare/contracts/constants';
+import { ImagePaths } from '@medshare/contracts/paths';
 import { ApiPaths } from '@medshare/contracts/paths';
 import { HttpResponse } from 'msw';
 import { describe, expect, it } from 'vitest';

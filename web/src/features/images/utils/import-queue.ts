@@ -1,4 +1,4 @@
-import { ImageMessages, MAX_CAPTION_LENGTH } from '@medshare/contracts';
+import { ImageMessages, MAX_CAPTION_LENGTH } from '@medshare/contracts/constants';
 import { ApiError } from '../../../lib/api-client';
 import type { UploadInput, UploadResult } from '../api/upload-image';
 import { looksLikeDicom, readDicomSummary } from './dicom-file';

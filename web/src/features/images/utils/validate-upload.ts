@@ -1,4 +1,4 @@
-import { ImageMessages } from '@medshare/contracts';
+import { ImageMessages } from '@medshare/contracts/constants';
 
 /**
  * `docs/product.md` › Validation rules: the four accepted kinds, by declared type or (when the browser gives

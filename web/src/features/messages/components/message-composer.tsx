@@ -2,7 +2,7 @@ import SendIcon from '@mui/icons-material/Send';
 import Box from '@mui/material/Box';
 import IconButton from '@mui/material/IconButton';
 import TextField from '@mui/material/TextField';
-import { MESSAGE_MAX_LENGTH } from '@medshare/contracts/messages';
+import { MESSAGE_MAX_LENGTH } from '@medshare/contracts/constants';
 import { useState, type KeyboardEvent } from 'react';
 import { MessagesTexts } from './texts';
 

@@ -6,7 +6,7 @@ import DialogContent from '@mui/material/DialogContent';
 import DialogTitle from '@mui/material/DialogTitle';
 import TextField from '@mui/material/TextField';
 import Typography from '@mui/material/Typography';
-import { MESSAGE_MAX_LENGTH } from '@medshare/contracts/messages';
+import { MESSAGE_MAX_LENGTH } from '@medshare/contracts/constants';
 import { useState } from 'react';
 import { roleLabel } from '../../../lib/roles';
 import { AvatarInitials } from './avatar-initials';
