@@ -158,8 +158,10 @@ for (const width of [1280, 390]) {
     await screenshot(col, 'share-mail-verify-dialog');
     await dialog.getByLabel(/^Verification code/).fill(code);
     await dialog.getByRole('button', { name: 'Verify' }).click();
-    await expect(dialog).toBeHidden();
+    // The toast first, as the app shows it (then closes the dialog): a CI run that looked only after
+    // the dialog had gone found it already closing.
     await expect(col.getByText('Image verified successfully').first()).toBeVisible();
+    await expect(dialog).toBeHidden();
     await expect(card(col, caption).getByRole('img', { name: `Preview of ${caption}` })).toBeVisible({
       timeout: 15_000,
     });
