@@ -92,16 +92,10 @@ export default tseslint.config(
   {
     // A page that needs a path, a text or a limit must not load zod and the schemas with it (~22 KB
     // gzipped, ~150 ms of a phone's main thread): those values come from the zod-free modules
-    // (docs/architecture.md › Frontend, "Start-up"). Types are free; a page that validates with a
-    // schema imports it where it needs it, below.
+    // (docs/architecture.md › Frontend, "Start-up"). `import type` is free; a page that validates
+    // with a schema imports it on the line that needs it, with the rule turned off there and why.
     files: ['web/src/**/*.{ts,tsx}'],
-    ignores: [
-      'web/src/**/*.test.{ts,tsx}',
-      'web/src/testing/**',
-      // These two validate with the contracts' schemas, on the pages that need them (messages, settings).
-      'web/src/features/messages/hooks/use-message-stream.ts',
-      'web/src/features/settings/utils/known-settings.ts',
-    ],
+    ignores: ['web/src/**/*.test.{ts,tsx}', 'web/src/testing/**'],
     rules: {
       '@typescript-eslint/no-restricted-imports': [
         'error',
@@ -111,6 +105,11 @@ export default tseslint.config(
               name: '@medshare/contracts',
               allowTypeImports: true,
               message: 'import values from @medshare/contracts/paths or /constants (the index loads every schema)',
+            },
+            {
+              name: 'zod',
+              allowTypeImports: true,
+              message: 'zod loads with the contracts schemas a page needs, never from the app itself',
             },
           ],
           patterns: [
@@ -125,6 +124,38 @@ export default tseslint.config(
               ],
               allowTypeImports: true,
               message: 'this contracts module builds zod schemas: import values from /paths or /constants',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // `import { type X } from 'm'` still loads m once types are erased (verbatimModuleSyntax):
+    // written `import type`, nothing is loaded for a type.
+    files: ['web/src/**/*.{ts,tsx}', 'contracts/src/**/*.ts'],
+    rules: { '@typescript-eslint/no-import-type-side-effects': 'error' },
+  },
+  {
+    // The contracts' zod-free modules stay so: no zod, and no module of schemas.
+    files: ['contracts/src/{paths,constants,analysis-text,password-policy,permissions}.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: [
+                'zod',
+                './*',
+                '!./paths.ts',
+                '!./constants.ts',
+                '!./analysis-text.ts',
+                '!./password-policy.ts',
+                '!./permissions.ts',
+              ],
+              allowTypeImports: true,
+              message: 'the web imports this module without zod: keep its values free of schemas',
             },
           ],
         },

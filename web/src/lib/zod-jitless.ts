@@ -9,6 +9,7 @@
  * that zod still takes it. Imported first in main.tsx, before any schema can be built.
  */
 const scope = globalThis as { __zod_globalConfig?: { jitless?: boolean } };
-scope.__zod_globalConfig = { ...scope.__zod_globalConfig, jitless: true };
+// Changed in place: were zod ever loaded first, it would hold this very object.
+(scope.__zod_globalConfig ??= {}).jitless = true;
 
 export {};

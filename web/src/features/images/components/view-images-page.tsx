@@ -4,7 +4,6 @@ import Button from '@mui/material/Button';
 import LinearProgress from '@mui/material/LinearProgress';
 import Typography from '@mui/material/Typography';
 import type { AccessState, Image, StudySummary } from '@medshare/contracts';
-// The module, not the package's index: the index would build every schema of every feature here.
 import { SharingMessages } from '@medshare/contracts/constants';
 import { lazy, Suspense, useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import { Link as RouterLink, useSearchParams } from 'react-router';

@@ -1,7 +1,6 @@
 import type { Image } from '@medshare/contracts';
 import { ImageMessages, UPLOAD_DUPLICATE_CODE } from '@medshare/contracts/constants';
-import { ImagePaths } from '@medshare/contracts/paths';
-import { ApiPaths } from '@medshare/contracts/paths';
+import { ApiPaths, ImagePaths } from '@medshare/contracts/paths';
 import { HttpResponse } from 'msw';
 import { describe, expect, it } from 'vitest';
 import { api, failure, ok, unreachable } from '../../../testing/handlers';

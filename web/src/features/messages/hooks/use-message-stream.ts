@@ -1,3 +1,5 @@
+// The stream's events are checked against their schemas: the messages page loads zod for them.
+// eslint-disable-next-line @typescript-eslint/no-restricted-imports
 import { MessageSchema, ReadEventSchema } from '@medshare/contracts/messages';
 import type { Message, ReadEvent } from '@medshare/contracts';
 import { useEffect, useRef, useState } from 'react';
