@@ -45,7 +45,7 @@ import { createStorage } from './storage/index.ts';
  * How long a session read alive, or a content read's row that opened the bytes, serves later
  * requests without a database read (session-cache.ts, images/content-access.ts).
  */
-const SESSION_CACHE_MAX_AGE_MS = 5_000;
+const RECENT_READS_MAX_AGE_MS = 5_000;
 
 /** Every part of the app, wired in one place so that tests can build it with real parts. */
 export async function createAppContext(config: Config, log: Logger) {
@@ -79,7 +79,7 @@ export async function createAppContext(config: Config, log: Logger) {
   // Used only while every revocation reaches this process: one process (the memory bus; several
   // instances need REDIS_URL), or the Redis bus while it is connected (docs/security.md › Identity and sessions).
   const recentReads = {
-    maxAgeMs: SESSION_CACHE_MAX_AGE_MS,
+    maxAgeMs: RECENT_READS_MAX_AGE_MS,
     maxEntries: 10_000,
     hearsRevocations: () => {
       const bus = later.realtime?.bus;
