@@ -137,7 +137,9 @@ describe('slow clients are cut (HTTP_* limits)', () => {
   it('cuts a body that keeps trickling at HTTP_REQUEST_TIMEOUT_MS', async () => {
     const client = await rawClient();
     client.socket.write(loginHead(1_000));
-    client.trickle('x'.repeat(1_000), 300); // never idle for a second, never done
+    // Never idle for a second, never done: a byte every 100 ms leaves 900 ms for a loaded machine's
+    // stalls (one of 300 ms was cut by the idle limit at 1.9 s while a build ran beside the tests).
+    client.trickle('x'.repeat(1_000), 100);
     const { afterMs } = await client.closed;
     expect(afterMs).toBeGreaterThanOrEqual(2_800);
     expect(afterMs).toBeLessThan(4_500);
@@ -148,7 +150,7 @@ describe('slow clients are cut (HTTP_* limits)', () => {
     client.socket.write(
       'POST /api/upload/image HTTP/1.1\r\nHost: x\r\nContent-Type: multipart/form-data; boundary=b\r\nContent-Length: 100000\r\n\r\n',
     );
-    client.trickle('x'.repeat(1_000), 300);
+    client.trickle('x'.repeat(1_000), 100);
     const { afterMs } = await client.closed;
     expect(afterMs).toBeGreaterThanOrEqual(5_800);
     expect(afterMs).toBeLessThan(7_500);

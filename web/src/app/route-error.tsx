@@ -1,14 +1,14 @@
 import Box from '@mui/material/Box';
 import Button from '@mui/material/Button';
 import Typography from '@mui/material/Typography';
-import { useRouteError } from 'react-router';
+import { Component, type ReactNode } from 'react';
+import { useLocation, useRoutes, type RouteObject } from 'react-router';
 
 /**
  * Last resort for a page that failed to render or to load. The usual cause is a new release
  * replacing the script files a tab still refers to; reloading fetches the current ones.
  */
-export function RouteError() {
-  const error = useRouteError();
+export function RouteError({ error }: { error: unknown }) {
   if (import.meta.env.DEV) console.error(error);
   return (
     <Box role="alert" sx={{ minHeight: '60vh', display: 'grid', placeItems: 'center', p: 3, textAlign: 'center' }}>
@@ -25,4 +25,37 @@ export function RouteError() {
       </Box>
     </Box>
   );
+}
+
+type BoundaryState = { failed: boolean; error: unknown; pathname: string };
+
+/**
+ * Shows RouteError in place of the pages when one throws while rendering or loading, until the
+ * user goes to another path (the app uses React Router's declarative mode, whose routes have no
+ * `errorElement`: docs/architecture.md › Frontend, "Routing").
+ */
+class RouteErrorBoundary extends Component<{ pathname: string; children: ReactNode }, BoundaryState> {
+  override state: BoundaryState = { failed: false, error: undefined, pathname: this.props.pathname };
+
+  static getDerivedStateFromError(error: unknown): Partial<BoundaryState> {
+    return { failed: true, error };
+  }
+
+  // Another path is another page: give it its chance to render.
+  static getDerivedStateFromProps(props: { pathname: string }, state: BoundaryState): Partial<BoundaryState> | null {
+    return props.pathname === state.pathname ? null : { failed: false, error: undefined, pathname: props.pathname };
+  }
+
+  override render() {
+    return this.state.failed ? <RouteError error={this.state.error} /> : this.props.children;
+  }
+}
+
+/**
+ * `routes` within the caller's router (BrowserRouter in the app, MemoryRouter in tests), behind the
+ * boundary that shows RouteError when a page fails.
+ */
+export function RoutesWithBoundary({ routes }: { routes: RouteObject[] }) {
+  const { pathname } = useLocation();
+  return <RouteErrorBoundary pathname={pathname}>{useRoutes(routes)}</RouteErrorBoundary>;
 }

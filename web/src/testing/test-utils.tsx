@@ -1,9 +1,17 @@
 import { ThemeProvider } from '@mui/material/styles';
 import type { User } from '@medshare/contracts';
 import { render } from '@testing-library/react';
-import type { ReactElement } from 'react';
+import { useLayoutEffect, type ReactElement } from 'react';
 import { Provider } from 'react-redux';
-import { createMemoryRouter, RouterProvider, type RouteObject } from 'react-router';
+import {
+  MemoryRouter,
+  useLocation,
+  useNavigate,
+  type Location,
+  type NavigateFunction,
+  type RouteObject,
+} from 'react-router';
+import { RoutesWithBoundary } from '../app/route-error';
 import { theme } from '../components/theme/theme';
 import { store } from '../lib/store';
 
@@ -37,13 +45,32 @@ export function makeUser(overrides: Partial<User> = {}): User {
   };
 }
 
-/** Renders routes in memory with the app's store and theme, starting at `path`. */
+/** Where the rendered routes are, and a way to move them, for a test to read and drive. */
+export type TestRouter = { state: { location: Location }; navigate: NavigateFunction };
+
+/**
+ * Renders routes in memory with the app's store and theme, starting at `path`, the way the app
+ * renders its own (RoutesWithBoundary: React Router's declarative mode, behind RouteError).
+ */
 export function renderRoutes(routes: RouteObject[], path: string) {
-  const router = createMemoryRouter(routes, { initialEntries: [path] });
+  const router = { state: {} } as TestRouter;
+  function Probe() {
+    const location = useLocation();
+    const navigate = useNavigate();
+    // Kept current for the test after each commit (a test reads it outside React).
+    useLayoutEffect(() => {
+      router.state.location = location;
+      router.navigate = navigate;
+    });
+    return null;
+  }
   const result = render(
     <Provider store={store}>
       <ThemeProvider theme={theme}>
-        <RouterProvider router={router} />
+        <MemoryRouter initialEntries={[path]}>
+          <Probe />
+          <RoutesWithBoundary routes={routes} />
+        </MemoryRouter>
       </ThemeProvider>
     </Provider>,
   );

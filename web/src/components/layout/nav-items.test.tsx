@@ -1,6 +1,6 @@
 import type { RoleName } from '@medshare/contracts';
 import { render, screen, within } from '@testing-library/react';
-import { createMemoryRouter, RouterProvider } from 'react-router';
+import { MemoryRouter } from 'react-router';
 import { describe, expect, it, vi } from 'vitest';
 import { makeUser } from '../../testing/test-utils';
 import { AppShell } from './app-shell';
@@ -61,20 +61,13 @@ describe('AppShell', () => {
         dispatchEvent: () => false,
       })),
     );
-    const router = createMemoryRouter(
-      [
-        {
-          path: '*',
-          element: (
-            <AppShell user={makeUser({ role })} onLogout={() => {}}>
-              <p>page</p>
-            </AppShell>
-          ),
-        },
-      ],
-      { initialEntries: ['/profile'] },
+    render(
+      <MemoryRouter initialEntries={['/profile']}>
+        <AppShell user={makeUser({ role })} onLogout={() => {}}>
+          <p>page</p>
+        </AppShell>
+      </MemoryRouter>,
     );
-    render(<RouterProvider router={router} />);
   }
 
   it('renders the permanent menu for a patient without staff items', () => {

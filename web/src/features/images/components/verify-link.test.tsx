@@ -62,7 +62,7 @@ describe('View images: the Verify link from a share mail', () => {
       ),
     );
     expect(screen.queryByRole('dialog')).not.toBeInTheDocument();
-    expect(router.state.location.search).toBe('');
+    await waitFor(() => expect(router.state.location.search).toBe(''));
   });
 
   it('refuses a malformed id with the same message', async () => {
