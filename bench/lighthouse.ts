@@ -16,7 +16,8 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import lighthouse, { type Config, type Flags, type Result, desktopConfig } from 'lighthouse';
 import puppeteer, { type Browser } from 'puppeteer-core';
-import { ROOT, outboxReader, signInOverHttp, startServer } from '../server/test/spawned-server.ts';
+import { ROOT, outboxReader, startServer } from '../server/test/spawned-server.ts';
+import { ADMIN, persistedSession, seed } from './view-images-seed.ts';
 
 const { values: opts } = parseArgs({
   options: {
@@ -32,8 +33,6 @@ const PAGE_NAMES = opts.pages.split(',');
 const WEB_DIST = process.env.WEB_DIST ?? join(ROOT, 'web/dist');
 const PORT = Number(process.env.BENCH_PORT ?? 8192);
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const ADMIN = { email: 'lighthouse-admin@bench.medshare', password: 'Lighthouse-admin-passphrase-1' };
-const PHOTO = readFileSync(join(ROOT, 'server/test/fixtures/other/photo_hopper_portrait.jpg'));
 
 if (!existsSync(join(WEB_DIST, 'index.html'))) {
   console.error(`No built web app at ${WEB_DIST}: run 'npm run build -w web' (or set WEB_DIST).`);
@@ -44,68 +43,6 @@ if (!Number.isInteger(RUNS) || RUNS < 1) throw new Error('--runs must be a posit
 const dataDir = mkdtempSync(join(tmpdir(), 'medshare-lighthouse-'));
 const outDir = opts.out ?? join(tmpdir(), 'medshare-lighthouse-reports');
 mkdirSync(outDir, { recursive: true });
-
-async function post(base: string, path: string, body: unknown, token?: string) {
-  const isForm = body instanceof FormData;
-  const res = await fetch(`${base}/api${path}`, {
-    method: 'POST',
-    headers: {
-      ...(isForm ? {} : { 'content-type': 'application/json' }),
-      ...(token ? { authorization: `Bearer ${token}` } : {}),
-    },
-    body: isForm ? body : JSON.stringify(body),
-  });
-  const json = (await res.json()) as { data?: { user?: { id: string } } };
-  if (!res.ok) throw new Error(`POST ${path}: ${res.status} ${JSON.stringify(json)}`);
-  return json;
-}
-
-/** A provider with six uploaded images (thumbnails made) and a patient: the View Images page has content. */
-async function seed(base: string, outbox: ReturnType<typeof outboxReader>) {
-  const provider = {
-    role: 'healthProvider',
-    email: 'dr.lighthouse@example.org',
-    username: 'drlighthouse',
-    password: 'Lighthouse-provider-passphrase',
-    firstname: 'Sana',
-    lastname: 'Lighthouse',
-  };
-  const patient = {
-    ...provider,
-    role: 'patient',
-    email: 'pat.lighthouse@example.org',
-    username: 'patlighthouse',
-    firstname: 'Amina',
-    lastname: 'Khan',
-  };
-  const providerId = (await post(base, '/auth/register', provider)).data!.user!.id;
-  const patientId = (await post(base, '/auth/register', patient)).data!.user!.id;
-  const admin = await signInOverHttp(base, outbox, ADMIN.email, ADMIN.password);
-  const toggle = await fetch(`${base}/api/users/toggleUserStatus/${providerId}`, {
-    method: 'PUT',
-    headers: { authorization: `Bearer ${admin.token}` },
-  });
-  if (!toggle.ok) throw new Error(`approve: ${toggle.status}`);
-  const session = await signInOverHttp(base, outbox, provider.email, provider.password);
-  for (let i = 1; i <= 6; i++) {
-    const form = new FormData();
-    form.append('caption', `Chest X-ray ${i}`);
-    form.append('patientId', patientId);
-    form.append('file', new Blob([PHOTO], { type: 'image/jpeg' }), `xray-${i}.jpg`);
-    await post(base, '/upload/image', form, session.token);
-  }
-  // Thumbnails are made after the upload answers; measure the page as a person would see it later.
-  for (const deadline = Date.now() + 60_000; ;) {
-    const res = await fetch(`${base}/api/upload/my-images`, { headers: { authorization: `Bearer ${session.token}` } });
-    const list = ((await res.json()) as { data: { thumbnailStatus: string }[] }).data;
-    if (list.length === 6 && list.every((i) => i.thumbnailStatus !== 'pending')) break;
-    if (Date.now() > deadline) throw new Error('thumbnails not ready after 60 s');
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  const me = await fetch(`${base}/api/users/profile`, { headers: { authorization: `Bearer ${session.token}` } });
-  const user = ((await me.json()) as { data: unknown }).data;
-  return { token: session.token, user };
-}
 
 type Page = { name: string; path: string; signedIn: boolean };
 const PAGES: Page[] = [
@@ -135,11 +72,7 @@ async function measure(
       // that no app asset lands in the cache before the measured load, and keep Lighthouse from
       // wiping storage (the context is new, so the cache is still cold).
       await tab.goto(`${base}/api/health`);
-      const persisted = JSON.stringify({
-        session: JSON.stringify(session),
-        _persist: JSON.stringify({ version: -1, rehydrated: true }),
-      });
-      await tab.evaluate((value) => localStorage.setItem('persist:root', value), persisted);
+      await tab.evaluate((value) => localStorage.setItem('persist:root', value), persistedSession(session));
       flags.disableStorageReset = true;
     }
     const config: Config | undefined = preset === 'desktop' ? desktopConfig : undefined;
