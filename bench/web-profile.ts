@@ -32,7 +32,11 @@ const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 /** Samples closer than this belong to one task; a longer gap is the event loop going idle. */
 const TASK_GAP_MS = 4;
 
-if (!WEB_DIST || !readdirSync(join(WEB_DIST, 'assets')).some((f) => f.endsWith('.js.map'))) {
+if (
+  !WEB_DIST ||
+  !existsSync(join(WEB_DIST, 'assets')) ||
+  !readdirSync(join(WEB_DIST, 'assets')).some((f) => f.endsWith('.js.map'))
+) {
   console.error('Set WEB_DIST to a build made with --sourcemap (see the comment at the top).');
   process.exit(2);
 }

@@ -54,10 +54,14 @@ for (const { width, height } of [
       await expect(outlines).toHaveCount(4);
       await expect(outlines.getByRole('heading', { name: CAPTIONS[0] })).toHaveCount(1);
       await screenshot(page, 'cards-near-screen-before-scroll');
+      // A keyboard user tabbing on from the last drawn card lands in the next card, not past its outline.
+      await uploaded.getByRole('article', { name: CAPTIONS[4] }).getByRole('link', { name: 'Ai' }).focus();
+      await page.keyboard.press('Tab');
+      await expect(uploaded.getByRole('article', { name: CAPTIONS[3] }).getByRole('button').first()).toBeFocused();
       await page.mouse.wheel(0, 600);
       // Within a screen of the view now: the next cards are drawn, buttons and all.
       await expect(
-        uploaded.getByRole('article', { name: CAPTIONS[3] }).getByRole('button', { name: 'Share', exact: true }),
+        uploaded.getByRole('article', { name: CAPTIONS[2] }).getByRole('button', { name: 'Share', exact: true }),
       ).toBeVisible();
       const last = uploaded.getByRole('heading', { name: CAPTIONS[0] });
       await last.scrollIntoViewIfNeeded();

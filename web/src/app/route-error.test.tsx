@@ -42,6 +42,20 @@ describe('RoutesWithBoundary', () => {
     expect(screen.queryByRole('alert')).not.toBeInTheDocument();
   });
 
+  it('clears the error for a new location on the same path too (Back, Forward, another query)', async () => {
+    vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    let fail = true;
+    function Flaky() {
+      if (fail) throw new Error('render failed once');
+      return <h1>Recovered page</h1>;
+    }
+    const { router } = renderRoutes([{ path: '/flaky', element: <Flaky /> }], '/flaky');
+    expect(await screen.findByRole('alert')).toHaveTextContent('Something went wrong');
+    fail = false;
+    await act(() => router.navigate('/flaky?page=2'));
+    expect(await screen.findByRole('heading', { name: 'Recovered page' })).toBeInTheDocument();
+  });
+
   it('shows the same for a page whose chunk fails to load', async () => {
     vi.spyOn(console, 'error').mockImplementation(() => undefined);
     renderRoutes(routes, '/missing');

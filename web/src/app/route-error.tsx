@@ -27,23 +27,25 @@ export function RouteError({ error }: { error: unknown }) {
   );
 }
 
-type BoundaryState = { failed: boolean; error: unknown; pathname: string };
+type BoundaryState = { failed: boolean; error: unknown; locationKey: string };
 
 /**
  * Shows RouteError in place of the pages when one throws while rendering or loading, until the
- * user goes to another path (the app uses React Router's declarative mode, whose routes have no
- * `errorElement`: docs/architecture.md › Frontend, "Routing").
+ * location changes (a link, Back or Forward, a new query), as the data router's `errorElement` did;
+ * the app uses React Router's declarative mode (docs/decisions.md › Routing without the data router).
  */
-class RouteErrorBoundary extends Component<{ pathname: string; children: ReactNode }, BoundaryState> {
-  override state: BoundaryState = { failed: false, error: undefined, pathname: this.props.pathname };
+class RouteErrorBoundary extends Component<{ locationKey: string; children: ReactNode }, BoundaryState> {
+  override state: BoundaryState = { failed: false, error: undefined, locationKey: this.props.locationKey };
 
   static getDerivedStateFromError(error: unknown): Partial<BoundaryState> {
     return { failed: true, error };
   }
 
-  // Another path is another page: give it its chance to render.
-  static getDerivedStateFromProps(props: { pathname: string }, state: BoundaryState): Partial<BoundaryState> | null {
-    return props.pathname === state.pathname ? null : { failed: false, error: undefined, pathname: props.pathname };
+  // Another location is another render: give it its chance.
+  static getDerivedStateFromProps(props: { locationKey: string }, state: BoundaryState): Partial<BoundaryState> | null {
+    return props.locationKey === state.locationKey
+      ? null
+      : { failed: false, error: undefined, locationKey: props.locationKey };
   }
 
   override render() {
@@ -56,6 +58,6 @@ class RouteErrorBoundary extends Component<{ pathname: string; children: ReactNo
  * boundary that shows RouteError when a page fails.
  */
 export function RoutesWithBoundary({ routes }: { routes: RouteObject[] }) {
-  const { pathname } = useLocation();
-  return <RouteErrorBoundary pathname={pathname}>{useRoutes(routes)}</RouteErrorBoundary>;
+  const { key } = useLocation();
+  return <RouteErrorBoundary locationKey={key}>{useRoutes(routes)}</RouteErrorBoundary>;
 }

@@ -43,6 +43,7 @@ export const theme = createTheme({
     },
     MuiTextField: { defaultProps: { fullWidth: true } },
     MuiPaper: { styleOverrides: { rounded: { borderRadius: 14 } } },
+    // A card's border and radius are copied in index.css's `.card-outline` (View Images' cards not drawn yet).
     MuiCard: {
       defaultProps: { variant: 'outlined' },
       styleOverrides: { root: { borderRadius: 14, borderColor: '#dde6f0' } },

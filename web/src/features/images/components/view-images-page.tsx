@@ -104,7 +104,7 @@ function CardSlot({ label, children }: { label: string; children: ReactNode }) {
       {near ? (
         children
       ) : (
-        <div className="card-outline" aria-busy="true">
+        <div className="card-outline">
           <div className="card-outline-preview" />
           <h3 className="card-outline-title">{label}</h3>
         </div>

@@ -23,7 +23,9 @@ class FakeObserver {
   }
   disconnect() {
     this.observed.clear();
+    this.disconnected = true;
   }
+  disconnected = false;
 }
 
 /** Each test gets the module afresh: its observer and waiting list are per document. */
@@ -78,9 +80,24 @@ describe('useNearScreen', () => {
     expect(observer.observed.size).toBe(0);
   });
 
+  it('draws the cards within a screen at the first key press, before a Tab moves focus on', async () => {
+    await probe(947);
+    act(() => void window.dispatchEvent(new KeyboardEvent('keydown', { key: 'Tab' })));
+    // Drawn in the key's own handler, not when the observer reports a frame later.
+    expect(screen.getByText('card drawn')).toBeInTheDocument();
+    // Nothing left to watch: the observer is gone again.
+    expect(FakeObserver.instances.every((o) => o.disconnected)).toBe(true);
+  });
+
+  it('takes a tap as moving: a deleted card may pull an outline up onto the screen', async () => {
+    await probe(947);
+    act(() => void window.dispatchEvent(new Event('pointerdown')));
+    expect(FakeObserver.instances).toHaveLength(1);
+  });
+
   it('watches later cards at once when the user has already moved', async () => {
     await probe(2000);
-    act(() => void window.dispatchEvent(new KeyboardEvent('keydown', { key: 'Tab' })));
+    act(() => void window.dispatchEvent(new Event('scroll')));
     const { useNearScreen } = await import('./use-near-screen');
     function Later() {
       const ref = useRef<HTMLDivElement>(null);
@@ -97,6 +114,14 @@ describe('useNearScreen', () => {
     act(() => void window.dispatchEvent(new Event('scroll')));
     unmount();
     expect(FakeObserver.instances[0]!.observed.size).toBe(0);
+    expect(FakeObserver.instances[0]!.disconnected).toBe(true);
+  });
+
+  it('forgets a page left before the user moved: a later scroll elsewhere watches nothing', async () => {
+    const { unmount } = await probe(947);
+    unmount();
+    act(() => void window.dispatchEvent(new Event('scroll')));
+    expect(FakeObserver.instances).toHaveLength(0);
   });
 
   it('draws everything where the browser has no IntersectionObserver', async () => {

@@ -1,51 +1,85 @@
-import { useLayoutEffect, useState, type RefObject } from 'react';
+import { startTransition, useLayoutEffect, useState, type RefObject } from 'react';
+import { flushSync } from 'react-dom';
 
 /**
  * How far beyond the screen a card is drawn ahead once the user moves: one screen height above and
  * below, so that a card scrolled to at a reading pace is drawn before it shows.
  */
 const AHEAD = '100% 0px';
-/** What tells that the user is moving through the page. */
-const ENGAGING = ['scroll', 'wheel', 'touchmove', 'keydown', 'resize'] as const;
+/** What tells that the user is moving through the page (a tap may delete a card and pull others up). */
+const ENGAGING = ['scroll', 'wheel', 'touchmove', 'pointerdown', 'keydown', 'resize'] as const;
 
+/** The elements not drawn yet, each with what draws it; the observer runs while there are any. */
 const waiting = new Map<Element, () => void>();
 let observer: IntersectionObserver | null = null;
+let listening = false;
 
-function observeAll() {
+function listen(on: boolean) {
+  if (listening === on) return;
+  listening = on;
+  for (const type of ENGAGING)
+    if (on) window.addEventListener(type, engaged, { capture: true, passive: true });
+    else window.removeEventListener(type, engaged, true);
+}
+
+/** Nothing left to draw (every card drawn, or the page left): stop watching, and wait for a new load. */
+function settleIfDone() {
+  if (waiting.size > 0) return;
+  listen(false);
+  observer?.disconnect();
+  observer = null;
+}
+
+function draw(element: Element) {
+  const show = waiting.get(element);
+  waiting.delete(element);
+  observer?.unobserve(element);
+  show?.();
+}
+
+const withinAScreen = (element: Element) => {
+  const { top, bottom } = element.getBoundingClientRect();
+  return bottom > -window.innerHeight && top < 2 * window.innerHeight;
+};
+
+function engaged(event: Event) {
+  listen(false);
+  // A key may be Tab, whose focus move follows this handler in the same task: the cards within a
+  // screen are drawn before it, so that focus goes on into the next card, not past its outline.
+  if (event.type === 'keydown')
+    flushSync(() => {
+      for (const element of [...waiting.keys()]) if (withinAScreen(element)) draw(element);
+    });
   observer = new IntersectionObserver(
     (entries) => {
-      for (const entry of entries) {
-        if (!entry.isIntersecting) continue;
-        observer?.unobserve(entry.target);
-        const show = waiting.get(entry.target);
-        waiting.delete(entry.target);
-        show?.();
-      }
+      // A transition, as the load's steps are (useRevealBudget): a scroll that brings three cards
+      // near does not block a tap while they render.
+      startTransition(() => {
+        for (const entry of entries) if (entry.isIntersecting) draw(entry.target);
+      });
+      settleIfDone();
     },
     { rootMargin: AHEAD },
   );
   for (const element of waiting.keys()) observer.observe(element);
-}
-
-function engaged() {
-  for (const type of ENGAGING) window.removeEventListener(type, engaged, true);
-  observeAll();
+  settleIfDone();
 }
 
 /**
- * Whether an element's content should be drawn: true when it is on screen as the page first draws
- * it, else once the user scrolls (or types, or resizes the window) and it comes within one screen of
+ * Whether an element's content should be drawn: true when it is on screen as the page first lays it
+ * out, else once the user scrolls, taps, types or resizes the window and it comes within one screen of
  * the view; true from then on. View Images draws its cards with it: on a phone the screen holds one
  * or two, and each card not drawn during the load is ~60 ms less blocked main thread on Lighthouse's
- * 4x-slowed phone (docs/architecture.md › Frontend, "First render of View Images"). Without
- * IntersectionObserver (old browsers, jsdom), always true.
+ * 4x-slowed phone (docs/architecture.md › Frontend, "First render of View Images"). Once nothing
+ * waits (every card drawn, or the page left) the watching ends, and the next load starts over.
+ * Without IntersectionObserver (old browsers, jsdom), always true.
  */
 export function useNearScreen(ref: RefObject<Element | null>): boolean {
   const [near, setNear] = useState(() => typeof IntersectionObserver === 'undefined');
   useLayoutEffect(() => {
     const element = ref.current;
     if (near || !element) return;
-    // Before the first paint: what is on screen is drawn in this same task, never as a placeholder first.
+    // Before the first paint: what is on screen is drawn in this same task, never as an outline first.
     const { top, bottom } = element.getBoundingClientRect();
     if (bottom > 0 && top < window.innerHeight) {
       setNear(true);
@@ -53,10 +87,11 @@ export function useNearScreen(ref: RefObject<Element | null>): boolean {
     }
     waiting.set(element, () => setNear(true));
     if (observer) observer.observe(element);
-    else for (const type of ENGAGING) window.addEventListener(type, engaged, { capture: true, passive: true });
+    else listen(true);
     return () => {
       waiting.delete(element);
       observer?.unobserve(element);
+      settleIfDone();
     };
   }, [near, ref]);
   return near;
