@@ -80,13 +80,27 @@ describe('useNearScreen', () => {
     expect(observer.observed.size).toBe(0);
   });
 
-  it('draws the cards within a screen at the first key press, before a Tab moves focus on', async () => {
+  it('draws the cards within a screen in a Tab key’s own handler, before focus moves on', async () => {
     await probe(947);
     act(() => void window.dispatchEvent(new KeyboardEvent('keydown', { key: 'Tab' })));
-    // Drawn in the key's own handler, not when the observer reports a frame later.
+    // Drawn in the key's own handler, not when an observer reports a frame later.
     expect(screen.getByText('card drawn')).toBeInTheDocument();
-    // Nothing left to watch: the observer is gone again.
     expect(FakeObserver.instances.every((o) => o.disconnected)).toBe(true);
+  });
+
+  it('does so after a scroll too, while the observer has not reported yet (a focus that scrolled the page)', async () => {
+    await probe(947);
+    act(() => void window.dispatchEvent(new Event('scroll')));
+    expect(screen.getByText('card outline')).toBeInTheDocument();
+    act(() => void window.dispatchEvent(new KeyboardEvent('keydown', { key: 'Tab' })));
+    expect(screen.getByText('card drawn')).toBeInTheDocument();
+  });
+
+  it('leaves cards further than a screen away to the observer, and other keys to the page', async () => {
+    await probe(2000);
+    act(() => void window.dispatchEvent(new KeyboardEvent('keydown', { key: 'Tab' })));
+    act(() => void window.dispatchEvent(new KeyboardEvent('keydown', { key: 'a' })));
+    expect(screen.getByText('card outline')).toBeInTheDocument();
   });
 
   it('takes a tap as moving: a deleted card may pull an outline up onto the screen', async () => {

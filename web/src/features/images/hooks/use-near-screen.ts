@@ -9,10 +9,14 @@ const AHEAD = '100% 0px';
 /** What tells that the user is moving through the page (a tap may delete a card and pull others up). */
 const ENGAGING = ['scroll', 'wheel', 'touchmove', 'pointerdown', 'keydown', 'resize'] as const;
 
-/** The elements not drawn yet, each with what draws it; the observer runs while there are any. */
+/**
+ * The elements not drawn yet, each with what draws it, until the draw commits (a draw the observer
+ * started is a transition, still pending when a Tab comes); the observer runs while there are any.
+ */
 const waiting = new Map<Element, () => void>();
 let observer: IntersectionObserver | null = null;
 let listening = false;
+let tabbing = false;
 
 function listen(on: boolean) {
   if (listening === on) return;
@@ -22,19 +26,39 @@ function listen(on: boolean) {
     else window.removeEventListener(type, engaged, true);
 }
 
+/**
+ * Tab moves focus in the same task as its keydown, before an observer could report: the cards within
+ * a screen are drawn in the key's own handler, so that focus goes on into the next card rather than
+ * past its outline (the observer's draws are transitions, which a quick Tab can also overtake).
+ */
+function drawBeforeTab(event: KeyboardEvent) {
+  if (event.key !== 'Tab') return;
+  // Synchronous, and ahead of any transition the observer started for the same card.
+  flushSync(() => {
+    for (const element of [...waiting.keys()]) if (withinAScreen(element)) draw(element);
+  });
+}
+
+function watchTab(on: boolean) {
+  if (tabbing === on) return;
+  tabbing = on;
+  if (on) window.addEventListener('keydown', drawBeforeTab, true);
+  else window.removeEventListener('keydown', drawBeforeTab, true);
+}
+
 /** Nothing left to draw (every card drawn, or the page left): stop watching, and wait for a new load. */
 function settleIfDone() {
   if (waiting.size > 0) return;
   listen(false);
+  watchTab(false);
   observer?.disconnect();
   observer = null;
 }
 
+/** Asks an element's component to draw it; it leaves `waiting` when that commits (the hook's cleanup). */
 function draw(element: Element) {
-  const show = waiting.get(element);
-  waiting.delete(element);
   observer?.unobserve(element);
-  show?.();
+  waiting.get(element)?.();
 }
 
 const withinAScreen = (element: Element) => {
@@ -42,14 +66,8 @@ const withinAScreen = (element: Element) => {
   return bottom > -window.innerHeight && top < 2 * window.innerHeight;
 };
 
-function engaged(event: Event) {
+function engaged() {
   listen(false);
-  // A key may be Tab, whose focus move follows this handler in the same task: the cards within a
-  // screen are drawn before it, so that focus goes on into the next card, not past its outline.
-  if (event.type === 'keydown')
-    flushSync(() => {
-      for (const element of [...waiting.keys()]) if (withinAScreen(element)) draw(element);
-    });
   observer = new IntersectionObserver(
     (entries) => {
       // A transition, as the load's steps are (useRevealBudget): a scroll that brings three cards
@@ -57,7 +75,6 @@ function engaged(event: Event) {
       startTransition(() => {
         for (const entry of entries) if (entry.isIntersecting) draw(entry.target);
       });
-      settleIfDone();
     },
     { rootMargin: AHEAD },
   );
@@ -86,6 +103,7 @@ export function useNearScreen(ref: RefObject<Element | null>): boolean {
       return;
     }
     waiting.set(element, () => setNear(true));
+    watchTab(true);
     if (observer) observer.observe(element);
     else listen(true);
     return () => {
