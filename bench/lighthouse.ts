@@ -10,14 +10,14 @@
  * Env: WEB_DIST (default web/dist), BENCH_PORT (default 8192), CHROMIUM_PATH (default /usr/bin/chromium).
  * Not part of npm test.
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import lighthouse, { type Config, type Flags, type Result, desktopConfig } from 'lighthouse';
-import puppeteer, { type Browser } from 'puppeteer-core';
-import { ROOT, outboxReader, startServer } from '../server/test/spawned-server.ts';
-import { ADMIN, persistedSession, seed } from './view-images-seed.ts';
+import type { Browser } from 'puppeteer-core';
+import { ROOT } from '../server/test/spawned-server.ts';
+import { persistedSession, startSeededApp } from './view-images-seed.ts';
 
 const { values: opts } = parseArgs({
   options: {
@@ -40,7 +40,6 @@ if (!existsSync(join(WEB_DIST, 'index.html'))) {
 }
 if (!Number.isInteger(RUNS) || RUNS < 1) throw new Error('--runs must be a positive integer');
 
-const dataDir = mkdtempSync(join(tmpdir(), 'medshare-lighthouse-'));
 const outDir = opts.out ?? join(tmpdir(), 'medshare-lighthouse-reports');
 mkdirSync(outDir, { recursive: true });
 
@@ -128,20 +127,8 @@ function topFindings(file: string): string[] {
     .map((a) => `${a.id}${a.displayValue ? ` (${a.displayValue})` : ''}`);
 }
 
-const server = await startServer({
-  dataDir,
-  admin: ADMIN,
-  port: PORT,
-  env: { WEB_DIST, PUBLIC_URL: `http://127.0.0.1:${PORT}` },
-});
-const browser = await puppeteer.launch({
-  executablePath: CHROMIUM,
-  headless: true,
-  pipe: true,
-  args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--no-first-run', '--disable-sync'],
-});
+const { base, browser, session, close } = await startSeededApp({ webDist: WEB_DIST, port: PORT, chromium: CHROMIUM });
 try {
-  const session = await seed(server.base, outboxReader(dataDir));
   const rows: string[] = [];
   const lhVersion = (
     JSON.parse(readFileSync(join(ROOT, 'node_modules/lighthouse/package.json'), 'utf8')) as { version: string }
@@ -152,8 +139,7 @@ try {
   for (const page of PAGES) {
     for (const preset of PRESETS) {
       const runs: Scores[] = [];
-      for (let run = 1; run <= RUNS; run++)
-        runs.push(await measureOrRetry(browser, server.base, page, preset, session, run));
+      for (let run = 1; run <= RUNS; run++) runs.push(await measureOrRetry(browser, base, page, preset, session, run));
       const perf = runs.map((r) => r.performance);
       const a11y = runs.map((r) => r.accessibility);
       const row =
@@ -172,7 +158,5 @@ try {
   for (const row of rows) console.log(row);
   console.log(`\nFull reports (Lighthouse JSON): ${outDir}; load average at the end ${loadavg()[0]!.toFixed(1)}`);
 } finally {
-  await browser.close();
-  await server.stop('SIGTERM');
-  rmSync(dataDir, { recursive: true, force: true });
+  await close();
 }

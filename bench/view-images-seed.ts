@@ -1,10 +1,13 @@
 /**
- * The data the View Images benches measure against (bench/lighthouse.ts, bench/web-profile.ts): a
+ * What the View Images benches measure against (bench/lighthouse.ts, bench/web-profile.ts): the
+ * server in a child process (PGlite, outbox mail) serving a built web app, Debian's Chromium, and a
  * provider with six uploaded JPEGs, thumbnails made, and a patient they were uploaded for.
  */
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ROOT, type outboxReader, signInOverHttp } from '../server/test/spawned-server.ts';
+import puppeteer, { type Browser } from 'puppeteer-core';
+import { ROOT, outboxReader, signInOverHttp, startServer } from '../server/test/spawned-server.ts';
 
 export const ADMIN = { email: 'lighthouse-admin@bench.medshare', password: 'Lighthouse-admin-passphrase-1' };
 const PHOTO = readFileSync(join(ROOT, 'server/test/fixtures/other/photo_hopper_portrait.jpg'));
@@ -77,4 +80,37 @@ export function persistedSession(session: { token: string; user: unknown }): str
     session: JSON.stringify(session),
     _persist: JSON.stringify({ version: -1, rehydrated: true }),
   });
+}
+
+/**
+ * Starts the server on `webDist` at `port` with a fresh data directory, seeds it and launches
+ * Chromium (over a pipe: no debugging port). `close` ends both and removes the data.
+ */
+export async function startSeededApp({ webDist, port, chromium }: { webDist: string; port: number; chromium: string }) {
+  const dataDir = mkdtempSync(join(tmpdir(), 'medshare-view-images-bench-'));
+  const server = await startServer({
+    dataDir,
+    admin: ADMIN,
+    port,
+    env: { WEB_DIST: webDist, PUBLIC_URL: `http://127.0.0.1:${port}` },
+  });
+  let browser: Browser | undefined;
+  const close = async () => {
+    await browser?.close();
+    await server.stop('SIGTERM');
+    rmSync(dataDir, { recursive: true, force: true });
+  };
+  try {
+    browser = await puppeteer.launch({
+      executablePath: chromium,
+      headless: true,
+      pipe: true,
+      args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--no-first-run', '--disable-sync'],
+    });
+    const session = await seed(server.base, outboxReader(dataDir));
+    return { base: server.base, browser, session, close };
+  } catch (err) {
+    await close();
+    throw err;
+  }
 }

@@ -13,14 +13,11 @@
  *      `WEB_DIST=/tmp/dist-map node bench/web-profile.ts [--runs 3] [--out profile.cpuprofile]`
  * Env: BENCH_PORT (default 8193), CHROMIUM_PATH (default /usr/bin/chromium). Not part of npm test.
  */
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import puppeteer from 'puppeteer-core';
 import { SourceMapConsumer } from 'source-map-js';
-import { outboxReader, startServer } from '../server/test/spawned-server.ts';
-import { ADMIN, persistedSession, seed } from './view-images-seed.ts';
+import { persistedSession, startSeededApp } from './view-images-seed.ts';
 
 const { values: opts } = parseArgs({
   options: { runs: { type: 'string', default: '3' }, out: { type: 'string' } },
@@ -119,33 +116,20 @@ function report(profile: Profile, paints: Record<string, number>, navigationStar
   console.log(`  whole load, busy ms by module: ${top(whole, 14)}`);
 }
 
-const dataDir = mkdtempSync(join(tmpdir(), 'medshare-web-profile-'));
-const server = await startServer({
-  dataDir,
-  admin: ADMIN,
-  port: PORT,
-  env: { WEB_DIST, PUBLIC_URL: `http://127.0.0.1:${PORT}` },
-});
-const browser = await puppeteer.launch({
-  executablePath: CHROMIUM,
-  headless: true,
-  pipe: true,
-  args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--no-first-run', '--disable-sync'],
-});
+const { base, browser, session, close } = await startSeededApp({ webDist: WEB_DIST, port: PORT, chromium: CHROMIUM });
 try {
-  const session = await seed(server.base, outboxReader(dataDir));
   for (let run = 1; run <= RUNS; run++) {
     const context = await browser.createBrowserContext();
     const tab = await context.newPage();
     await tab.setViewport({ width: 412, height: 823, deviceScaleFactor: 1.75, isMobile: true, hasTouch: true });
-    await tab.goto(`${server.base}/api/health`);
+    await tab.goto(`${base}/api/health`);
     await tab.evaluate((value) => localStorage.setItem('persist:root', value), persistedSession(session));
     const cdp = await tab.createCDPSession();
     await cdp.send('Emulation.setCPUThrottlingRate', { rate: 4 });
     await cdp.send('Profiler.enable');
     await cdp.send('Profiler.setSamplingInterval', { interval: 200 });
     await cdp.send('Profiler.start');
-    await tab.goto(`${server.base}/view-images`, { waitUntil: 'networkidle0' });
+    await tab.goto(`${base}/view-images`, { waitUntil: 'networkidle0' });
     await new Promise((r) => setTimeout(r, 2_000));
     const paints = await tab.evaluate(() => {
       const out: Record<string, number> = {};
@@ -168,7 +152,5 @@ try {
     await context.close();
   }
 } finally {
-  await browser.close();
-  await server.stop('SIGTERM');
-  rmSync(dataDir, { recursive: true, force: true });
+  await close();
 }
