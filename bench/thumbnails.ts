@@ -3,7 +3,7 @@
  * ingests (server/test/fixtures/dicom without DICOMDIR, ECG, SR and the malformed files):
  * the DICOM worker's parse and check, its first frame made small for the thumbnail
  * (thumbnail-frame.ts; the full dcmjs-imaging render where it answers null), and the
- * thumbnailer's WebP encode (sharp). In one process, with the same functions the worker and
+ * thumbnailer's JPEG encode (sharp). In one process, with the same functions the worker and
  * `images/thumbnails.ts` call; the CPU is this process's (every thread: libvips runs its own).
  *
  *   node bench/thumbnails.ts [--rounds 30]
@@ -39,9 +39,9 @@ async function stages(bytes: Uint8Array) {
   const frame = await thumbnailPixels(bytes, parsed, THUMBNAIL_MAX_PX);
   const render = cpuNow() - at;
   at = cpuNow();
-  const webp = await encodeThumbnail(frame);
+  const encoded = await encodeThumbnail(frame);
   const encode = cpuNow() - at;
-  return { parse, render, encode, total: parse + render + encode, size: webp.length };
+  return { parse, render, encode, total: parse + render + encode, size: encoded.length };
 }
 
 // As in the DICOM worker: dcmjs and dcmjs-imaging's own copy warn of every private VR they read.
@@ -51,7 +51,7 @@ console.log = console.warn = () => undefined;
 await initCodecs();
 const names = imageFixtureNames();
 print(`${machine()}\n${names.length} fixtures, ${ROUNDS} rounds each (medians, CPU ms of every thread)\n`);
-print('| fixture | parse + check | frame | WebP (resize if needed) | total | WebP bytes |');
+print('| fixture | parse + check | frame | JPEG (resize if needed) | total | JPEG bytes |');
 print('|---|---:|---:|---:|---:|---:|');
 const totals: number[] = [];
 for (const name of names) {

@@ -15,7 +15,7 @@ import { type Rendered, renderFirstFrame } from './render.ts';
  * (dcmdrle, dcmdjpeg, dcmdjpls; dcmconv for deflate), dcm2pnm renders the first frame as PNG with
  * the window our renderer chose the same way (from the file, or min-max), and the two must agree in
  * grey levels and, for colour files, in each channel and in colourfulness (docs/decisions.md ›
- * DICOM (server)). Both our full-size render and the stored WebP thumbnail (upload pipeline, DICOM
+ * DICOM (server)). Both our full-size render and the stored JPEG thumbnail (upload pipeline, DICOM
  * worker, sharp) are compared.
  */
 
@@ -58,10 +58,10 @@ const NO_DCMTK = `dcmtk tools missing (${missing.join(', ')}): install the Debia
 /**
  * Thresholds, below what was measured (dcmtk 3.6.7, dcmjs-imaging 0.2.5, print with DICOM_FIGURES=1).
  * Full size: grey r 1.0000 for every fixture but the 12-bit lossy JPEG (0.9999), each colour channel
- * 1.0000, colourfulness equal to dcmtk's. Thumbnails (WebP quality 78 against dcmtk's PNG scaled by
- * sharp): grey r 0.9949–0.9995, channels 0.9862–0.9986, colourfulness up to 0.27 levels above
- * dcmtk's (WebP chroma noise on the nearly grey US cine: 1.42 against 1.15); grey images stay below
- * 0.03. Before the planar configuration fix, us_rgb_rle_8bit.dcm measured grey r −0.04 and
+ * 1.0000, colourfulness equal to dcmtk's. Thumbnails (JPEG quality 80 against dcmtk's PNG scaled by
+ * sharp): grey r 0.9943–0.9997, channels 0.9819–0.9990, colourfulness up to 0.64 levels above dcmtk's
+ * (the RGB ultrasound: 12.28 against 11.64); grey images 0.00. WebP at quality 78, used until
+ * 2026-12-06: grey r 0.9949–0.9995, channels 0.9862–0.9986, the nearly grey US cine 1.42 against 1.15. Before the planar configuration fix, us_rgb_rle_8bit.dcm measured grey r −0.04 and
  * channels −0.10 to −0.01 (grey stripes), full size and thumbnail alike.
  */
 const MIN_GREY_R = 0.98;
@@ -327,7 +327,7 @@ describe.skipIf(missing.length > 0 || process.env.MEDSHARE_TEST_DB === 'postgres
       }
     }, 60_000);
 
-    it('each stored thumbnail (upload pipeline, DICOM worker, WebP) agrees with dcmtk scaled the same way', async () => {
+    it('each stored thumbnail (upload pipeline, DICOM worker, JPEG) agrees with dcmtk scaled the same way', async () => {
       // One uploader per file: the CT fixtures share a SOP Instance UID, and an uploader's instance is stored once.
       const ids: Array<[string, string, string]> = [];
       for (const name of COMPARED) {

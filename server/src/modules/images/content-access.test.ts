@@ -174,7 +174,7 @@ describe('reads answered from memory end with access, on one instance', () => {
     await db.updateTable('images').set({ thumbnail_status: 'ready' }).where('id', '=', id).execute();
     const thumb = await contentOf(t, id, p.owner.token, 'thumbnail');
     expect(thumb.statusCode).toBe(200);
-    expect(thumb.headers['content-type']).toBe('image/webp');
+    expect(thumb.headers['content-type']).toBe('image/jpeg');
   });
 
   it('reads again a held row that would refuse now, rather than refusing from memory', async () => {

@@ -196,7 +196,7 @@ export function imagesRoutes(ctx: AppContext): FastifyPluginAsyncZod {
             summary:
               variant === 'content'
                 ? 'The decrypted file (bearer header only); ?download=1 for an attachment'
-                : 'The decrypted WebP thumbnail (JPEG/PNG only)',
+                : 'The decrypted thumbnail, at most 320 px (JPEG; WebP if made before 2026-12-06)',
             params: ContentParamsSchema,
             querystring: ImageContentQuerySchema,
             response: { 200: z.unknown().describe('The file bytes') },

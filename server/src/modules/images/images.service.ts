@@ -248,7 +248,7 @@ export function createImagesService(deps: Deps) {
       size: object.expected.size,
       disposition:
         variant === 'thumbnail'
-          ? `inline; filename="${stem}-thumbnail.webp"`
+          ? `inline; filename="${stem}-thumbnail.${object.type === 'image/webp' ? 'webp' : 'jpg'}"`
           : contentDisposition(download ? 'attachment' : 'inline', image.original_name, image.content_type, stem),
     };
   }

@@ -301,7 +301,7 @@ describe('content access', () => {
     );
   });
 
-  it('makes a WebP thumbnail of at most 320 px for JPEG and PNG, none for PDF and DICOM', async () => {
+  it('makes a JPEG thumbnail of at most 320 px for JPEG and PNG, none for PDF', async () => {
     const pngId = (await uploadFile(t, doc.token, png())).json().data.id;
     const pdf = (await uploadFile(t, doc.token, fixture('other/minimal_document_1page.pdf'))).json().data;
     expect(pdf.thumbnailStatus).toBe('none');
@@ -312,11 +312,28 @@ describe('content access', () => {
     expect(item).toMatchObject({ thumbnailStatus: 'ready', thumbnailUrl: `/api/images/${pngId}/thumbnail` });
     const thumb = await get(item.thumbnailUrl, doc.token);
     expect(thumb.statusCode).toBe(200);
-    expect(thumb.headers['content-type']).toBe('image/webp');
+    expect(thumb.headers['content-type']).toBe('image/jpeg');
+    expect(thumb.headers['content-disposition']).toMatch(/-thumbnail\.jpg"$/);
     expect(thumb.headers['cache-control']).toBe('private, no-store');
     const meta = await sharp(bytesOf(thumb)).metadata();
+    expect(meta.format).toBe('jpeg');
     expect(Math.max(meta.width!, meta.height!)).toBeLessThanOrEqual(320);
     expect((await get(`/api/images/${pdf.id}/thumbnail`, doc.token)).statusCode).toBe(404);
+  });
+
+  it('serves a thumbnail made before JPEG as the WebP it was stored as', async () => {
+    const id = (await uploadFile(t, doc.token, jpg())).json().data.id;
+    await t.app.ctx.services.images.idle();
+    // Rows keep their thumbnail's type: those made before 2026-12-06 say WebP.
+    await t.app.ctx.database.db
+      .updateTable('images')
+      .set({ thumb_content_type: 'image/webp' })
+      .where('id', '=', id)
+      .execute();
+    const thumb = await get(`/api/images/${id}/thumbnail`, doc.token);
+    expect(thumb.statusCode).toBe(200);
+    expect(thumb.headers['content-type']).toBe('image/webp');
+    expect(thumb.headers['content-disposition']).toMatch(/-thumbnail\.webp"$/);
   });
 
   it('refuses to serve a blob whose bytes were altered on disk', async () => {

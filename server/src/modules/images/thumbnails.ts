@@ -7,12 +7,14 @@ import type { ThumbnailPixels } from '../dicom/thumbnail-frame.ts';
 import type { ImagesRepository } from './images.repository.ts';
 
 export const THUMBNAIL_MAX_PX = 320;
-export const THUMBNAIL_TYPE = 'image/webp';
+export const THUMBNAIL_TYPE = 'image/jpeg';
+/** What a transparent photo's thumbnail is laid on: the cards' preview background. */
+const PREVIEW_BACKGROUND = '#212121';
 
 /** A photo's bytes, or a DICOM frame as the worker made it (reduced grey or RGB, or a full RGBA render). */
 type ThumbnailSource = ArrayBuffer | ThumbnailPixels;
 
-/** The thumbnail of a photo or a rendered DICOM frame: at most THUMBNAIL_MAX_PX a side, WebP. */
+/** The thumbnail of a photo or a rendered DICOM frame: at most THUMBNAIL_MAX_PX a side, JPEG. */
 export function encodeThumbnail(source: ThumbnailSource): Promise<Buffer> {
   let pipeline: Sharp;
   if (source instanceof ArrayBuffer)
@@ -26,13 +28,15 @@ export function encodeThumbnail(source: ThumbnailSource): Promise<Buffer> {
   const sized = !(source instanceof ArrayBuffer) && Math.max(source.width, source.height) <= THUMBNAIL_MAX_PX;
   if (!sized)
     pipeline = pipeline.resize(THUMBNAIL_MAX_PX, THUMBNAIL_MAX_PX, { fit: 'inside', withoutEnlargement: true });
-  return (
-    pipeline
-      // Effort 2 of 6 (sharp's default is 4): a third less CPU per thumbnail for files 4–8 % larger
-      // (bench/thumbnails.ts; bench/RESULTS.md › Thumbnails: where the CPU goes).
-      .webp({ quality: 78, effort: 2 })
-      .toBuffer()
-  );
+  // JPEG has no alpha: a photo's transparency (or the full render's opaque alpha) is laid on the dark
+  // grey the cards show previews on (MUI grey.900 in web/src/features/images/components/image-card.tsx).
+  if (source instanceof ArrayBuffer || source.channels === 4)
+    pipeline = pipeline.flatten({ background: PREVIEW_BACKGROUND });
+  // A grey frame stays one channel (sharp would write sRGB): a third less encoding CPU, no chroma.
+  else if (source.channels === 1) pipeline = pipeline.toColourspace('b-w');
+  // JPEG at quality 80 (Huffman tables optimised, sharp's default): a third of WebP's encoding CPU
+  // for files about 1.5 times as large (docs/decisions.md › Thumbnails as JPEG).
+  return pipeline.jpeg({ quality: 80 }).toBuffer();
 }
 
 /** Keys of derived objects: the image's key plus a suffix, so one prefix holds an image's blobs. */

@@ -79,6 +79,7 @@ function Thumbnail({ image, viewer }: { image: Image; viewer: Viewer }) {
     return <Placeholder icon={<CircularProgress size={28} aria-hidden />} text="Preparing preview…" />;
   }
   if (path && blob.url) {
+    // Transparent photos' thumbnails are laid on this grey (PREVIEW_BACKGROUND, server/src/modules/images/thumbnails.ts).
     return (
       <Box sx={{ height: PREVIEW_HEIGHT, bgcolor: 'grey.900', display: 'flex', justifyContent: 'center' }}>
         <Box
