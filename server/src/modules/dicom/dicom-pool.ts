@@ -1,7 +1,7 @@
 import { cpus } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
-import type { WorkerRequest, WorkerResponse } from './worker-protocol.ts';
+import type { WorkerMemoryRequest, WorkerRequest, WorkerResponse } from './worker-protocol.ts';
 
 /** A DICOM object the worker refused (status and a message safe to show). */
 export class DicomRefused extends Error {
@@ -224,6 +224,24 @@ export function createDicomPool({
     },
     /** Jobs waiting for a worker (all owners). */
     queued: () => [...lanes.values()].reduce((n, lane) => n + lane.length, 0),
+    /** Each running worker's own memory figures (its buffers: `arrayBuffers`), answered after its current job. */
+    memory: () =>
+      Promise.all(
+        slots.map(
+          ({ worker }) =>
+            new Promise<NodeJS.MemoryUsage>((resolve, reject) => {
+              const id = nextId++;
+              const onMessage = (response: WorkerResponse) => {
+                if (response.id !== id) return;
+                worker.off('message', onMessage);
+                if (response.ok) resolve(response.result as NodeJS.MemoryUsage);
+                else reject(new DicomJobFailed('memory'));
+              };
+              worker.on('message', onMessage);
+              worker.postMessage({ id, op: 'memory' } satisfies WorkerMemoryRequest);
+            }),
+        ),
+      ),
     async close() {
       closed = true;
       for (const lane of lanes.values())

@@ -267,6 +267,23 @@ describe('every route that reads pixel data stays within the bounds', () => {
   });
 });
 
+describe('DICOM worker memory between jobs', () => {
+  it('frees what a job allocated once it has answered: the 96 MiB data set it inflated is not kept', async () => {
+    const pool = createDicomPool({ log: pino({ level: 'silent' }), size: 1 });
+    const engine = createDicomEngine({ pool, masterKey: Buffer.alloc(32) });
+    try {
+      // Inflated in the worker: the data set and zlib's output, 96 MiB each.
+      await engine.inspect(new Uint8Array(big));
+      const held = async () => (await pool.memory())[0]!.arrayBuffers;
+      const deadline = Date.now() + 2_000;
+      while ((await held()) > 8 * MiB && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      expect(await held()).toBeLessThan(8 * MiB);
+    } finally {
+      await engine.close();
+    }
+  });
+});
+
 describe('DICOM pool fairness', () => {
   it('serves another user before the first user’s third job, however many that user queued', async () => {
     const order: string[] = [];

@@ -19,6 +19,9 @@ export type WorkerRequest = { id: number; bytes: ArrayBuffer } & (
 );
 export type WorkerOp = WorkerRequest['op'];
 
+/** Asks a worker for its own memory figures (process.memoryUsage() in a worker: its isolate's, but rss). */
+export type WorkerMemoryRequest = { id: number; op: 'memory' };
+
 export type WorkerResponse =
   | { id: number; ok: true; result: unknown }
   /** The object was refused: status and a message safe to show. */
