@@ -224,7 +224,7 @@ export function createDicomPool({
     },
     /** Jobs waiting for a worker (all owners). */
     queued: () => [...lanes.values()].reduce((n, lane) => n + lane.length, 0),
-    /** Each running worker's own memory figures (its buffers: `arrayBuffers`), answered after its current job. */
+    /** Each running worker's own memory figures (its buffers: `arrayBuffers`), for tests and diagnostics. */
     memory: () =>
       Promise.all(
         slots.map(
