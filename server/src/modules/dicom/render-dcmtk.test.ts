@@ -58,12 +58,12 @@ const NO_DCMTK = `dcmtk tools missing (${missing.join(', ')}): install the Debia
 /**
  * Thresholds, below what was measured (dcmtk 3.6.7, dcmjs-imaging 0.2.5, print with DICOM_FIGURES=1).
  * Full size: grey r 1.0000 for every fixture but the 12-bit lossy JPEG (0.9999), each colour channel
- * 1.0000, colourfulness equal to dcmtk's. Thumbnails (JPEG quality 80 against dcmtk's PNG scaled by
- * sharp): grey r 0.9943–0.9997, channels 0.9819–0.9990, colourfulness up to 0.64 levels above dcmtk's
- * (the RGB ultrasound: 12.28 against 11.64); grey images 0.00. WebP at quality 78, used until
- * 2026-12-06: grey r 0.9949–0.9995, channels 0.9862–0.9986, the nearly grey US cine 1.42 against
- * 1.15. Before the planar configuration fix, us_rgb_rle_8bit.dcm measured grey r −0.04 and channels
- * −0.10 to −0.01 (grey stripes), full size and thumbnail alike.
+ * 1.0000, colourfulness equal to dcmtk's. Thumbnails (JPEG quality 80, shrunk by libvips, against
+ * dcmtk's PNG scaled by sharp): grey r 0.9916–0.9996, channels 0.9819–0.9990, colourfulness up to
+ * 0.64 levels above dcmtk's (the RGB ultrasound: 12.28 against 11.64); grey images 0.00. WebP at
+ * quality 78, used until 2026-12-06: grey r 0.9949–0.9995, channels 0.9862–0.9986, the nearly grey US
+ * cine 1.42 against 1.15. Before the planar configuration fix, us_rgb_rle_8bit.dcm measured grey r
+ * −0.04 and channels −0.10 to −0.01 (grey stripes), full size and thumbnail alike.
  */
 const MIN_GREY_R = 0.98;
 const MIN_CHANNEL_R = 0.97;

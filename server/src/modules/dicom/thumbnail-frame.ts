@@ -5,12 +5,13 @@ import { jpegLsInterleave, renderFirstFrame } from './render.ts';
 import { decodeFrame } from './transcode.ts';
 
 /**
- * The first frame of a DICOM image made small for its thumbnail, in the worker: only what a
- * thumbnail of at most `maxSide` pixels a side shows is decoded and windowed. JPEG 2000 frames are
+ * The first frame of a DICOM image drawn for its thumbnail, in the worker: only what a thumbnail
+ * of at most `maxSide` pixels a side shows is decoded, and windowed to 8 bits. JPEG 2000 frames are
  * decoded at a reduced resolution (its wavelet levels: a 1 760² CR at 440², 63 → 9 ms), other
  * compressed frames by dcmjs-codecs (a quarter to a seventh of dcmjs-imaging's render), and the
  * modality rescale, VOI window and MONOCHROME1 inversion run as one lookup per stored value into
- * one grey channel, area-averaged to the thumbnail's size (sharp then only encodes).
+ * one grey channel. sharp then resizes and encodes it (images/thumbnails.ts), in place of the area
+ * averaging this module did in JavaScript (bench/RESULTS.md › Issue 16: thumbnails resized by libvips).
  * The same rules as render.ts's full render (docs/decisions.md › DICOM (server)): the data set's first
  * window, else the min-max of the stored values (padding excluded), linear VOI (PS3.3 C.11.2.1.2).
  *
@@ -19,6 +20,7 @@ import { decodeFrame } from './transcode.ts';
  * INVERSE, YBR stored as it is, other bit depths) answers null, and the caller renders the frame in full.
  */
 export interface ThumbnailFrame {
+  /** The decoded size: the frame's, or a JPEG 2000 frame's reduced one (no side under `maxSide`). */
   width: number;
   height: number;
   /** 1: grey; 3: RGB. 8 bits a sample, interleaved. */
@@ -26,7 +28,7 @@ export interface ThumbnailFrame {
   pixels: Uint8Array;
 }
 
-/** What a thumbnail is made from: a reduced frame, or the full render's RGBA where none could be made. */
+/** What a thumbnail is made from: the windowed frame, or the full render's RGBA where none could be made. */
 export interface ThumbnailPixels {
   width: number;
   height: number;
@@ -145,11 +147,11 @@ export async function thumbnailFrame(parsed: ParsedDicom, maxSide: number): Prom
 
   const frame = await decodedSamples(parsed, { rows, columns, samples, bitsAllocated }, maxSide);
   if (!frame) return null;
-  if (colour) return reduceColour(frame, maxSide);
+  if (colour) return colourPixels(frame);
   const signed = u16(ds, 'x00280103') === 1;
   const stored = storedValues(frame, bitsStored, signed);
-  if (palette) return reducePalette(frame, stored, palette, maxSide);
-  return reduceGrey(frame, stored, ds, { bitsStored, signed, inverted: photometric === 'MONOCHROME1' }, maxSide);
+  if (palette) return paletteLevels(frame, stored, palette);
+  return greyLevels(frame, stored, ds, { bitsStored, signed, inverted: photometric === 'MONOCHROME1' });
 }
 
 /**
@@ -259,12 +261,11 @@ function storedValues(f: Samples, bitsStored: number, signed: boolean) {
   return { values, min, max };
 }
 
-function reduceGrey(
+function greyLevels(
   f: Samples,
   stored: ReturnType<typeof storedValues>,
   ds: DataSet,
   p: { bitsStored: number; signed: boolean; inverted: boolean },
-  maxSide: number,
 ): ThumbnailFrame {
   const { values } = stored;
   const transform = pixelTransform(ds);
@@ -315,11 +316,12 @@ function reduceGrey(
     lut[s - stored.min] = p.inverted ? 255 - level : level;
   }
 
-  const frame = { width: f.width, height: f.height, channels: 1 as const, pixels: new Uint8Array(0) };
-  return resample(frame, maxSide, { values, offset: stored.min, tables: [lut] });
+  const pixels = new Uint8Array(values.length);
+  for (let i = 0; i < values.length; i++) pixels[i] = lut[values[i]! - stored.min]!;
+  return { width: f.width, height: f.height, channels: 1, pixels };
 }
 
-function reduceColour(f: Samples, maxSide: number): ThumbnailFrame {
+function colourPixels(f: Samples): ThumbnailFrame {
   const n = f.width * f.height;
   // A copy: the worker hands the pixels' buffer over, and a native frame's bytes are a view of the file.
   let pixels = f.bytes.slice(0, 3 * n);
@@ -332,112 +334,7 @@ function reduceColour(f: Samples, maxSide: number): ThumbnailFrame {
       pixels[3 * i + 2] = f.bytes[2 * n + i]!;
     }
   }
-  return resample({ width: f.width, height: f.height, channels: 3, pixels }, maxSide);
-}
-
-/**
- * The frame at its thumbnail size (the long side at most maxSide, never enlarged) by area averaging:
- * each output pixel is the mean of the source area it covers, partial pixels weighted by their share.
- * Separable (rows, then columns); a source pixel spans at most two output pixels, as the scale is ≤ 1.
- * Done here, sharp only encodes: its resize of a 512² frame cost 3–5 ms of the thumbnail's CPU.
- */
-export function resample(frame: ThumbnailFrame, maxSide: number, lookup?: Lookup): ThumbnailFrame {
-  const { width: w, height: h } = frame;
-  const c = lookup ? lookup.tables.length : frame.channels;
-  const scale = Math.min(1, maxSide / Math.max(w, h));
-  if (scale === 1 && !lookup) return frame;
-  const tw = Math.max(1, Math.round(w * scale));
-  const th = Math.max(1, Math.round(h * scale));
-  const { to: toX, first: firstX, second: secondX } = spans(w, tw);
-  // One spare pixel at the end: the last column's (zero) share of the next pixel stays in bounds.
-  const rows = new Float64Array((tw * h + 1) * c);
-  if (lookup) {
-    // Stored values read once, through one table per output channel (grey: one; palette: three).
-    const { values, offset } = lookup;
-    const [t0, t1, t2] = lookup.tables as [Uint8Array, Uint8Array?, Uint8Array?];
-    for (let y = 0, i = 0; y < h; y++) {
-      const row = y * tw;
-      for (let x = 0; x < w; x++, i++) {
-        const index = values[i]! - offset;
-        const first = firstX[x]!;
-        const second = secondX[x]!;
-        const at = (row + toX[x]!) * c;
-        const v0 = t0[index]!;
-        rows[at]! += v0 * first;
-        rows[at + c]! += v0 * second;
-        if (t1 && t2) {
-          const v1 = t1[index]!;
-          const v2 = t2[index]!;
-          rows[at + 1]! += v1 * first;
-          rows[at + c + 1]! += v1 * second;
-          rows[at + 2]! += v2 * first;
-          rows[at + c + 2]! += v2 * second;
-        }
-      }
-    }
-  } else {
-    const src = frame.pixels;
-    for (let y = 0, i = 0; y < h; y++) {
-      const row = y * tw;
-      for (let x = 0; x < w; x++) {
-        const first = firstX[x]!;
-        const second = secondX[x]!;
-        const at = (row + toX[x]!) * c;
-        for (let ch = 0; ch < c; ch++, i++) {
-          const v = src[i]!;
-          rows[at + ch]! += v * first;
-          rows[at + c + ch]! += v * second;
-        }
-      }
-    }
-  }
-  const { to: toY, first: firstY, second: secondY } = spans(h, th);
-  const out = new Float64Array(tw * th * c);
-  const line = tw * c;
-  for (let y = 0; y < h; y++) {
-    const first = firstY[y]!;
-    const second = secondY[y]!;
-    const from = y * line;
-    const at = toY[y]! * line;
-    for (let i = 0; i < line; i++) {
-      const v = rows[from + i]!;
-      out[at + i]! += v * first;
-      if (second > 0) out[at + line + i]! += v * second;
-    }
-  }
-  const pixels = new Uint8Array(out.length);
-  for (let i = 0; i < out.length; i++) pixels[i] = Math.min(255, Math.round(out[i]!));
-  return { width: tw, height: th, channels: c as 1 | 3, pixels };
-}
-
-/** Stored values (each less `offset`) and, per output channel, the 8-bit level of each. */
-interface Lookup {
-  values: Int32Array;
-  offset: number;
-  tables: Uint8Array[];
-}
-
-/**
- * Where each of `n` source pixels lands among `m` output pixels (m ≤ n): the output pixel it starts
- * in, the share of it there (as a fraction of one output pixel's area, so the shares of an output
- * pixel sum to 1), and the share in the next one.
- */
-function spans(n: number, m: number) {
-  const to = new Int32Array(n);
-  const first = new Float32Array(n);
-  const second = new Float32Array(n);
-  const unit = m / n;
-  for (let i = 0; i < n; i++) {
-    const start = i * unit;
-    const end = start + unit;
-    const cell = Math.min(m - 1, Math.floor(start));
-    to[i] = cell;
-    if (end > cell + 1 && cell + 1 < m) {
-      first[i] = cell + 1 - start;
-      second[i] = end - (cell + 1);
-    } else first[i] = unit;
-  }
-  return { to, first, second };
+  return { width: f.width, height: f.height, channels: 3, pixels };
 }
 
 interface Palette {
@@ -477,15 +374,23 @@ function paletteOf(ds: DataSet): Palette | null {
 
 /**
  * Indices through the palette's three tables (below the first mapped index, the first entry; past
- * the last, the last), built for the indices present and read in the resample's one pass.
+ * the last, the last), built for the indices present, to interleaved RGB.
  */
-function reducePalette(f: Samples, stored: ReturnType<typeof storedValues>, palette: Palette, maxSide: number) {
+function paletteLevels(f: Samples, stored: ReturnType<typeof storedValues>, palette: Palette): ThumbnailFrame {
   const tables = palette.tables.map((table) => {
     const lut = new Uint8Array(stored.max - stored.min + 1);
     for (let s = stored.min; s <= stored.max; s++)
       lut[s - stored.min] = table[Math.min(table.length - 1, Math.max(0, s - palette.firstMapped))]!;
     return lut;
   });
-  const frame = { width: f.width, height: f.height, channels: 3 as const, pixels: new Uint8Array(0) };
-  return resample(frame, maxSide, { values: stored.values, offset: stored.min, tables });
+  const [r, g, b] = tables as [Uint8Array, Uint8Array, Uint8Array];
+  const { values, min } = stored;
+  const pixels = new Uint8Array(3 * values.length);
+  for (let i = 0; i < values.length; i++) {
+    const k = values[i]! - min;
+    pixels[3 * i] = r[k]!;
+    pixels[3 * i + 1] = g[k]!;
+    pixels[3 * i + 2] = b[k]!;
+  }
+  return { width: f.width, height: f.height, channels: 3, pixels };
 }

@@ -12,6 +12,19 @@ describe('encodeThumbnail: JPEG, at most 320 px a side', () => {
     expect([meta.format, meta.width, meta.height, meta.channels]).toEqual(['jpeg', 200, 100, 1]);
   });
 
+  it('shrinks a larger grey frame to 320 px, one channel, keeping its levels', async () => {
+    // 512 × 384: left half black, right half a mid grey (the windowed frame, at its decoded size).
+    const pixels = new Uint8Array(512 * 384);
+    for (let i = 0; i < pixels.length; i++) pixels[i] = i % 512 >= 256 ? 128 : 0;
+    const out = await encodeThumbnail({ width: 512, height: 384, channels: 1, pixels });
+    const meta = await sharp(out).metadata();
+    expect([meta.width, meta.height, meta.channels]).toEqual([320, 240, 1]);
+    const data = await sharp(out).extractChannel(0).raw().toBuffer();
+    const row = 120 * 320;
+    expect(data[row + 40]).toBeLessThanOrEqual(3);
+    expect(Math.abs(data[row + 280]! - 128)).toBeLessThanOrEqual(3);
+  });
+
   it("lays a transparent photo on the cards' dark grey, and shrinks it to 320 px", async () => {
     // 640 × 480, left half transparent black, right half opaque dark blue.
     const rgba = Buffer.alloc(640 * 480 * 4);

@@ -24,10 +24,16 @@ export function encodeThumbnail(source: ThumbnailSource): Promise<Buffer> {
       raw: { width: source.width, height: source.height, channels: source.channels },
       limitInputPixels: MAX_FRAME_PIXELS,
     });
-  // A DICOM frame the worker reduced is at its size already (thumbnail-frame.ts): sharp only encodes it.
-  const sized = !(source instanceof ArrayBuffer) && Math.max(source.width, source.height) <= THUMBNAIL_MAX_PX;
-  if (!sized)
-    pipeline = pipeline.resize(THUMBNAIL_MAX_PX, THUMBNAIL_MAX_PX, { fit: 'inside', withoutEnlargement: true });
+  // A DICOM frame comes windowed at its decoded size (thumbnail-frame.ts); libvips shrinks it, with a
+  // linear kernel (cheaper than the default Lanczos), in place of the area averaging the worker did in
+  // JavaScript (bench/RESULTS.md › Issue 16: thumbnails resized by libvips).
+  const raw = !(source instanceof ArrayBuffer);
+  if (!raw || Math.max(source.width, source.height) > THUMBNAIL_MAX_PX)
+    pipeline = pipeline.resize(THUMBNAIL_MAX_PX, THUMBNAIL_MAX_PX, {
+      fit: 'inside',
+      withoutEnlargement: true,
+      ...(raw ? { kernel: 'linear' as const } : {}),
+    });
   // JPEG has no alpha: a photo's transparency (or the full render's opaque alpha) is laid on the dark
   // grey the cards show previews on (MUI grey.900 in web/src/features/images/components/image-card.tsx).
   if (source instanceof ArrayBuffer || source.channels === 4)
