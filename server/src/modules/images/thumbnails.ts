@@ -11,7 +11,7 @@ export const THUMBNAIL_TYPE = 'image/jpeg';
 /** What a transparent photo's thumbnail is laid on: the cards' preview background. */
 const PREVIEW_BACKGROUND = '#212121';
 
-/** A photo's bytes, or a DICOM frame as the worker made it (reduced grey or RGB, or a full RGBA render). */
+/** A photo's bytes, or a DICOM frame as the worker made it (windowed grey or RGB, or a full RGBA render). */
 type ThumbnailSource = ArrayBuffer | ThumbnailPixels;
 
 /** The thumbnail of a photo or a rendered DICOM frame: at most THUMBNAIL_MAX_PX a side, JPEG. */
