@@ -231,13 +231,21 @@ export function createDicomPool({
           ({ worker }) =>
             new Promise<NodeJS.MemoryUsage>((resolve, reject) => {
               const id = nextId++;
+              const settle = (fn: () => void) => {
+                worker.off('message', onMessage);
+                worker.off('exit', onExit);
+                fn();
+              };
               const onMessage = (response: WorkerResponse) => {
                 if (response.id !== id) return;
-                worker.off('message', onMessage);
-                if (response.ok) resolve(response.result as NodeJS.MemoryUsage);
-                else reject(new DicomJobFailed('memory'));
+                settle(() =>
+                  response.ok ? resolve(response.result as NodeJS.MemoryUsage) : reject(new DicomJobFailed('memory')),
+                );
               };
+              // A worker replaced meanwhile (time limit, crash) never answers.
+              const onExit = () => settle(() => reject(new DicomJobFailed('worker exited')));
               worker.on('message', onMessage);
+              worker.once('exit', onExit);
               worker.postMessage({ id, op: 'memory' } satisfies WorkerMemoryRequest);
             }),
         ),
