@@ -1,9 +1,9 @@
 /**
  * Where a DICOM thumbnail's CPU goes, stage by stage, on the image fixtures that bench:orthanc
  * ingests (server/test/fixtures/dicom without DICOMDIR, ECG, SR and the malformed files):
- * the DICOM worker's parse and check, its first frame made small for the thumbnail
+ * the DICOM worker's parse and check, its first frame decoded and windowed for the thumbnail
  * (thumbnail-frame.ts; the full dcmjs-imaging render where it answers null), and the
- * thumbnailer's JPEG encode (sharp). In one process, with the same functions the worker and
+ * thumbnailer's resize and JPEG encode (sharp). In one process, with the same functions the worker and
  * `images/thumbnails.ts` call; the CPU is this process's (every thread: libvips runs its own).
  *
  *   node bench/thumbnails.ts [--rounds 30]
