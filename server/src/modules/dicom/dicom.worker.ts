@@ -2,7 +2,7 @@ import dcmjs from 'dcmjs';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { parentPort } from 'node:worker_threads';
-import { DicomMessages, DicomRejection, frameBytes, inspect, parseDicom } from './dicom-core.ts';
+import { DicomMessages, DicomRejection, type ParsedDicom, frameBytes, inspect, parseDicom } from './dicom-core.ts';
 import { deidentify } from './deidentify.ts';
 import { toDicomJson } from './dicom-json.ts';
 import { packMetadata } from './dicom-metadata.ts';
@@ -24,8 +24,22 @@ for (const method of ['log', 'info', 'warn', 'error', 'debug']) quiet[method] = 
 
 async function handle(request: WorkerRequest): Promise<{ result: unknown; transfer: ArrayBuffer[] }> {
   const bytes = new Uint8Array(request.bytes);
-  const parsed = parseDicom(bytes);
-  dataSetBytes = parsed.byteArray.byteLength;
+  // The data set's size decides the collection after the answer (collectAfterAnswer, below).
+  let dataSetBytes = bytes.byteLength;
+  try {
+    const parsed = parseDicom(bytes);
+    dataSetBytes = parsed.byteArray.byteLength;
+    return await answer(request, bytes, parsed);
+  } finally {
+    collectAfterAnswer(dataSetBytes);
+  }
+}
+
+async function answer(
+  request: WorkerRequest,
+  bytes: Uint8Array,
+  parsed: ParsedDicom,
+): Promise<{ result: unknown; transfer: ArrayBuffer[] }> {
   const inspection = inspect(parsed);
   switch (request.op) {
     case 'inspect':
@@ -122,31 +136,28 @@ async function handle(request: WorkerRequest): Promise<{ result: unknown; transf
 const LARGE_DATA_SET_BYTES = 32 * 2 ** 20;
 setFlagsFromString('--expose-gc');
 const collect = runInNewContext('gc') as (options: { type: 'minor' | 'major' }) => void;
-/** The size of the data set the current job walks (set by handle once parsed). */
-let dataSetBytes = 0;
+/** Scheduled as the job settles: setImmediate runs once its answer has been posted. */
+function collectAfterAnswer(dataSetBytes: number) {
+  const type = dataSetBytes > LARGE_DATA_SET_BYTES ? 'major' : 'minor';
+  setImmediate(() => collect({ type }));
+}
 
 parentPort!.on('message', (request: WorkerRequest | WorkerMemoryRequest) => {
   if (request.op === 'memory') {
     parentPort!.postMessage({ id: request.id, ok: true, result: process.memoryUsage() } satisfies WorkerResponse);
     return;
   }
-  dataSetBytes = request.bytes.byteLength;
-  handle(request)
-    .finally(() => {
-      const type = dataSetBytes > LARGE_DATA_SET_BYTES ? 'major' : 'minor';
-      setImmediate(() => collect({ type }));
-    })
-    .then(
-      ({ result, transfer }) =>
-        parentPort!.postMessage({ id: request.id, ok: true, result } satisfies WorkerResponse, transfer),
-      (err: unknown) => {
-        const response: WorkerResponse =
-          err instanceof DicomRejection
-            ? { id: request.id, ok: false, rejection: { status: err.status, message: err.message } }
-            : err instanceof RangeError && err.message === 'frame out of range'
-              ? { id: request.id, ok: false, rejection: { status: 400, message: 'Frame number out of range.' } }
-              : { id: request.id, ok: false, problem: err instanceof Error ? err.name : 'unknown' };
-        parentPort!.postMessage(response);
-      },
-    );
+  handle(request).then(
+    ({ result, transfer }) =>
+      parentPort!.postMessage({ id: request.id, ok: true, result } satisfies WorkerResponse, transfer),
+    (err: unknown) => {
+      const response: WorkerResponse =
+        err instanceof DicomRejection
+          ? { id: request.id, ok: false, rejection: { status: err.status, message: err.message } }
+          : err instanceof RangeError && err.message === 'frame out of range'
+            ? { id: request.id, ok: false, rejection: { status: 400, message: 'Frame number out of range.' } }
+            : { id: request.id, ok: false, problem: err instanceof Error ? err.name : 'unknown' };
+      parentPort!.postMessage(response);
+    },
+  );
 });

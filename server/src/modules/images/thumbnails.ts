@@ -16,33 +16,39 @@ type ThumbnailSource = ArrayBuffer | ThumbnailPixels;
 
 /** The thumbnail of a photo or a rendered DICOM frame: at most THUMBNAIL_MAX_PX a side, JPEG. */
 export function encodeThumbnail(source: ThumbnailSource): Promise<Buffer> {
-  let pipeline: Sharp;
-  if (source instanceof ArrayBuffer)
-    pipeline = sharp(Buffer.from(source), { limitInputPixels: 100_000_000, failOn: 'error' }).rotate();
-  else
-    pipeline = sharp(Buffer.from(source.pixels.buffer, source.pixels.byteOffset, source.pixels.byteLength), {
-      raw: { width: source.width, height: source.height, channels: source.channels },
-      limitInputPixels: MAX_FRAME_PIXELS,
-    });
-  // A DICOM frame comes windowed at its decoded size (thumbnail-frame.ts); libvips shrinks it, with a
-  // linear kernel (cheaper than the default Lanczos), in place of the area averaging the worker did in
-  // JavaScript (bench/RESULTS.md › Issue 16: thumbnails resized by libvips).
-  const raw = !(source instanceof ArrayBuffer);
-  if (!raw || Math.max(source.width, source.height) > THUMBNAIL_MAX_PX)
-    pipeline = pipeline.resize(THUMBNAIL_MAX_PX, THUMBNAIL_MAX_PX, {
-      fit: 'inside',
-      withoutEnlargement: true,
-      ...(raw ? { kernel: 'linear' as const } : {}),
-    });
-  // JPEG has no alpha: a photo's transparency (or the full render's opaque alpha) is laid on the dark
-  // grey the cards show previews on (MUI grey.900 in web/src/features/images/components/image-card.tsx).
-  if (source instanceof ArrayBuffer || source.channels === 4)
-    pipeline = pipeline.flatten({ background: PREVIEW_BACKGROUND });
-  // A grey frame stays one channel (sharp would write sRGB): a third less encoding CPU, no chroma.
-  else if (source.channels === 1) pipeline = pipeline.toColourspace('b-w');
+  const pipeline = source instanceof ArrayBuffer ? photoPipeline(source) : framePipeline(source);
   // JPEG at quality 80 (Huffman tables optimised, sharp's default): a third of WebP's encoding CPU
   // for files about 1.5 times as large (docs/decisions.md › Thumbnails as JPEG).
   return pipeline.jpeg({ quality: 80 }).toBuffer();
+}
+
+/**
+ * JPEG has no alpha: a photo's transparency (or the full render's opaque alpha) is laid on the dark
+ * grey the cards show previews on (MUI grey.900 in web/src/features/images/components/image-card.tsx).
+ */
+const onPreviewGrey = (pipeline: Sharp) => pipeline.flatten({ background: PREVIEW_BACKGROUND });
+
+function photoPipeline(bytes: ArrayBuffer): Sharp {
+  return onPreviewGrey(
+    sharp(Buffer.from(bytes), { limitInputPixels: 100_000_000, failOn: 'error' })
+      .rotate()
+      .resize(THUMBNAIL_MAX_PX, THUMBNAIL_MAX_PX, { fit: 'inside', withoutEnlargement: true }),
+  );
+}
+
+function framePipeline(frame: ThumbnailPixels): Sharp {
+  let pipeline = sharp(Buffer.from(frame.pixels.buffer, frame.pixels.byteOffset, frame.pixels.byteLength), {
+    raw: { width: frame.width, height: frame.height, channels: frame.channels },
+    limitInputPixels: MAX_FRAME_PIXELS,
+  });
+  // A DICOM frame comes windowed at its decoded size (thumbnail-frame.ts); libvips shrinks it, with a
+  // linear kernel (cheaper than the default Lanczos), in place of the area averaging the worker did in
+  // JavaScript (bench/RESULTS.md › Issue 16: thumbnails resized by libvips).
+  if (Math.max(frame.width, frame.height) > THUMBNAIL_MAX_PX)
+    pipeline = pipeline.resize(THUMBNAIL_MAX_PX, THUMBNAIL_MAX_PX, { fit: 'inside', kernel: 'linear' });
+  if (frame.channels === 4) return onPreviewGrey(pipeline);
+  // A grey frame stays one channel (sharp would write sRGB): a third less encoding CPU, no chroma.
+  return frame.channels === 1 ? pipeline.toColourspace('b-w') : pipeline;
 }
 
 /** Keys of derived objects: the image's key plus a suffix, so one prefix holds an image's blobs. */
