@@ -6,7 +6,10 @@
  * Each page × preset is measured `--runs` times in a fresh browser context; medians are printed.
  *
  * Run: `npm run build -w web && npm run bench:lighthouse -- [--runs 3] [--presets mobile,desktop]
- *       [--pages landing,login,view-images] [--out DIR]`
+ *       [--pages landing,login,view-images] [--out DIR] [--proxy none|tls]`
+ * `--proxy tls` measures through the deployment's edge: Debian's nginx terminating TLS with HTTP/2 in
+ * front of the app (deploy/medshare-proxy.conf), as docs/operations.md deploys it; without it the
+ * browser talks HTTP/1.1 to the app's own listener.
  * Env: WEB_DIST (default web/dist), BENCH_PORT (default 8192), CHROMIUM_PATH (default /usr/bin/chromium).
  * Not part of npm test.
  */
@@ -25,6 +28,7 @@ const { values: opts } = parseArgs({
     presets: { type: 'string', default: 'mobile,desktop' },
     pages: { type: 'string', default: 'landing,login,view-images' },
     out: { type: 'string' },
+    proxy: { type: 'string', default: 'none' },
   },
 });
 const RUNS = Number(opts.runs);
@@ -39,6 +43,8 @@ if (!existsSync(join(WEB_DIST, 'index.html'))) {
   process.exit(2);
 }
 if (!Number.isInteger(RUNS) || RUNS < 1) throw new Error('--runs must be a positive integer');
+if (opts.proxy !== 'none' && opts.proxy !== 'tls') throw new Error('--proxy is none or tls');
+const PROXY = opts.proxy;
 
 const outDir = opts.out ?? join(tmpdir(), 'medshare-lighthouse-reports');
 mkdirSync(outDir, { recursive: true });
@@ -127,14 +133,20 @@ function topFindings(file: string): string[] {
     .map((a) => `${a.id}${a.displayValue ? ` (${a.displayValue})` : ''}`);
 }
 
-const { base, browser, session, close } = await startSeededApp({ webDist: WEB_DIST, port: PORT, chromium: CHROMIUM });
+const { base, browser, session, close } = await startSeededApp({
+  webDist: WEB_DIST,
+  port: PORT,
+  chromium: CHROMIUM,
+  proxy: PROXY,
+});
 try {
   const rows: string[] = [];
   const lhVersion = (
     JSON.parse(readFileSync(join(ROOT, 'node_modules/lighthouse/package.json'), 'utf8')) as { version: string }
   ).version;
   console.log(
-    `Lighthouse ${lhVersion}, ${await browser.version()}, ${cpus().length} CPUs, load ${loadavg()[0]!.toFixed(1)}`,
+    `Lighthouse ${lhVersion}, ${await browser.version()}, ${cpus().length} CPUs, load ${loadavg()[0]!.toFixed(1)}, ${base}` +
+      (PROXY === 'tls' ? ' (nginx: TLS, HTTP/2)' : ''),
   );
   for (const page of PAGES) {
     for (const preset of PRESETS) {

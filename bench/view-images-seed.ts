@@ -3,10 +3,12 @@
  * server in a child process (PGlite, outbox mail) serving a built web app, Debian's Chromium, and a
  * provider with six uploaded JPEGs, thumbnails made, and a patient they were uploaded for.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import puppeteer, { type Browser } from 'puppeteer-core';
+import { PROXY_RULES, findNginx } from '../scripts/scale-out.ts';
 import { ROOT, outboxReader, signInOverHttp, startServer } from '../server/test/spawned-server.ts';
 
 export const ADMIN = { email: 'lighthouse-admin@bench.medshare', password: 'Lighthouse-admin-passphrase-1' };
@@ -86,29 +88,127 @@ export function persistedSession(session: { token: string; user: unknown }): str
  * Starts the server on `webDist` at `port` with a fresh data directory, seeds it and launches
  * Chromium (over a pipe: no debugging port). `close` ends both and removes the data.
  */
-export async function startSeededApp({ webDist, port, chromium }: { webDist: string; port: number; chromium: string }) {
+/**
+ * The deployment's edge (docs/operations.md › TLS): Debian's nginx terminating TLS with HTTP/2 and
+ * passing to the app with deploy/medshare-proxy.conf, on `port`, with a throwaway self-signed
+ * certificate. Debian's nginx 1.22 takes `http2` on the listen line (`http2 on;` is 1.25.1 and later).
+ */
+async function startTlsProxy(dir: string, port: number, appPort: number) {
+  const nginx = findNginx();
+  if (!nginx) throw new Error('nginx is not installed (Debian: apt-get install -y nginx)');
+  mkdirSync(dir);
+  chmodSync(dir, 0o755);
+  const made = spawnSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-days',
+      '1',
+      '-subj',
+      '/CN=127.0.0.1',
+      '-addext',
+      'subjectAltName=IP:127.0.0.1',
+      '-keyout',
+      join(dir, 'key.pem'),
+      '-out',
+      join(dir, 'cert.pem'),
+    ],
+    { encoding: 'utf8' },
+  );
+  if (made.status !== 0) throw new Error(`openssl could not make a certificate:\n${made.stderr}`);
+  writeFileSync(
+    join(dir, 'nginx.conf'),
+    `daemon off;
+worker_processes 1;
+pid ${dir}/nginx.pid;
+error_log stderr warn;
+events { worker_connections 1024; }
+http {
+  access_log off;
+  client_body_temp_path ${dir}/client_body;
+  proxy_temp_path ${dir}/proxy;
+  fastcgi_temp_path ${dir}/fastcgi;
+  uwsgi_temp_path ${dir}/uwsgi;
+  scgi_temp_path ${dir}/scgi;
+  limit_conn_zone $binary_remote_addr zone=medshare_per_ip:10m;
+  upstream medshare { server 127.0.0.1:${appPort}; keepalive 16; }
+  server {
+    listen 127.0.0.1:${port} ssl http2;
+    ssl_certificate ${dir}/cert.pem;
+    ssl_certificate_key ${dir}/key.pem;
+    ssl_protocols TLSv1.2 TLSv1.3;
+    include ${PROXY_RULES};
+  }
+}
+`,
+  );
+  const child = spawn(nginx, ['-p', dir, '-c', join(dir, 'nginx.conf')], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const base = `https://127.0.0.1:${port}`;
+  for (let tries = 0; ; tries++) {
+    if (child.exitCode !== null) throw new Error(`nginx exited: ${stderr}`);
+    const up = await fetch(`http://127.0.0.1:${appPort}/api/health`).then(
+      (r) => r.ok,
+      () => false,
+    );
+    if (up && spawnSync('openssl', ['s_client', '-connect', `127.0.0.1:${port}`], { input: '' }).status === 0) break;
+    if (tries > 50) throw new Error(`nginx did not answer on ${base}: ${stderr}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return { base, stop: () => child.kill('SIGTERM') };
+}
+
+/**
+ * The seeded app and a browser. `proxy: 'tls'` puts the deployment's nginx (TLS, HTTP/2) in front, on
+ * `port + 1`, and the browser accepts its self-signed certificate; `base` is then the proxy's.
+ */
+export async function startSeededApp({
+  webDist,
+  port,
+  chromium,
+  proxy = 'none',
+}: {
+  webDist: string;
+  port: number;
+  chromium: string;
+  proxy?: 'none' | 'tls';
+}) {
   const dataDir = mkdtempSync(join(tmpdir(), 'medshare-view-images-bench-'));
   const server = await startServer({
     dataDir,
     admin: ADMIN,
     port,
-    env: { WEB_DIST: webDist, PUBLIC_URL: `http://127.0.0.1:${port}` },
+    env: {
+      WEB_DIST: webDist,
+      PUBLIC_URL: proxy === 'tls' ? `https://127.0.0.1:${port + 1}` : `http://127.0.0.1:${port}`,
+    },
   });
   let browser: Browser | undefined;
+  let edge: { base: string; stop: () => void } | undefined;
   const close = async () => {
     await browser?.close();
+    edge?.stop();
     await server.stop('SIGTERM');
     rmSync(dataDir, { recursive: true, force: true });
   };
   try {
+    if (proxy === 'tls') edge = await startTlsProxy(join(dataDir, 'nginx'), port + 1, port);
     browser = await puppeteer.launch({
       executablePath: chromium,
       headless: true,
       pipe: true,
+      acceptInsecureCerts: proxy === 'tls',
       args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--no-first-run', '--disable-sync'],
     });
     const session = await seed(server.base, outboxReader(dataDir));
-    return { base: server.base, browser, session, close };
+    return { base: edge?.base ?? server.base, browser, session, close };
   } catch (err) {
     await close();
     throw err;

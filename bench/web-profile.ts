@@ -1,7 +1,8 @@
 /**
  * Where View Images' main thread goes on a slowed phone: one load of the built app, signed in as the
  * provider of bench/view-images-seed.ts, in Debian's Chromium at Lighthouse's mobile size with the CPU
- * slowed 4x (CDP `Emulation.setCPUThrottlingRate`), profiled by V8's sampling profiler. The samples
+ * slowed 4x (CDP `Emulation.setCPUThrottlingRate`; `--preset desktop`: Lighthouse's desktop size at
+ * this machine's speed), profiled by V8's sampling profiler. The samples
  * are mapped through the build's source maps to the package or source folder they ran in.
  *
  * Prints each busy stretch of the main thread over 50 ms (a "long task" as Lighthouse counts them,
@@ -10,7 +11,7 @@
  * Blocking Time counts, less 50 ms each.
  *
  * Run: `cd web && npx vite build --sourcemap --outDir /tmp/dist-map`, then
- *      `WEB_DIST=/tmp/dist-map node bench/web-profile.ts [--runs 3] [--out profile.cpuprofile]`
+ *      `WEB_DIST=/tmp/dist-map node bench/web-profile.ts [--runs 3] [--preset mobile|desktop] [--out profile.cpuprofile]`
  * Env: BENCH_PORT (default 8193), CHROMIUM_PATH (default /usr/bin/chromium). Not part of npm test.
  */
 import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
@@ -20,8 +21,25 @@ import { SourceMapConsumer } from 'source-map-js';
 import { persistedSession, startSeededApp } from './view-images-seed.ts';
 
 const { values: opts } = parseArgs({
-  options: { runs: { type: 'string', default: '3' }, out: { type: 'string' } },
+  options: {
+    runs: { type: 'string', default: '3' },
+    out: { type: 'string' },
+    preset: { type: 'string', default: 'mobile' },
+  },
 });
+/** Lighthouse's two presets: a phone with the CPU slowed 4x, or a desktop at this machine's speed. */
+const PRESETS = {
+  mobile: {
+    viewport: { width: 412, height: 823, deviceScaleFactor: 1.75, isMobile: true, hasTouch: true },
+    cpuRate: 4,
+  },
+  desktop: {
+    viewport: { width: 1350, height: 940, deviceScaleFactor: 1, isMobile: false, hasTouch: false },
+    cpuRate: 1,
+  },
+} as const;
+if (opts.preset !== 'mobile' && opts.preset !== 'desktop') throw new Error('--preset is mobile or desktop');
+const PRESET = PRESETS[opts.preset];
 const RUNS = Number(opts.runs);
 const WEB_DIST = process.env.WEB_DIST;
 const PORT = Number(process.env.BENCH_PORT ?? 8193);
@@ -121,11 +139,11 @@ try {
   for (let run = 1; run <= RUNS; run++) {
     const context = await browser.createBrowserContext();
     const tab = await context.newPage();
-    await tab.setViewport({ width: 412, height: 823, deviceScaleFactor: 1.75, isMobile: true, hasTouch: true });
+    await tab.setViewport(PRESET.viewport);
     await tab.goto(`${base}/api/health`);
     await tab.evaluate((value) => localStorage.setItem('persist:root', value), persistedSession(session));
     const cdp = await tab.createCDPSession();
-    await cdp.send('Emulation.setCPUThrottlingRate', { rate: 4 });
+    await cdp.send('Emulation.setCPUThrottlingRate', { rate: PRESET.cpuRate });
     await cdp.send('Profiler.enable');
     await cdp.send('Profiler.setSamplingInterval', { interval: 200 });
     await cdp.send('Profiler.start');

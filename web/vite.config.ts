@@ -1,6 +1,7 @@
 import react from '@vitejs/plugin-react';
 import { defineConfig } from 'vite';
 import { bundleMode } from './build/bundle-mode.ts';
+import { compileHints } from './build/compile-hints.ts';
 import { precompress } from './build/precompress.ts';
 
 // The server answers with `style-src 'self' 'nonce-…'`; a preview should fail the same way a
@@ -18,7 +19,7 @@ const previewCsp = [
 ].join('; ');
 
 export default defineConfig({
-  plugins: [bundleMode(), react(), precompress()],
+  plugins: [bundleMode(), react(), compileHints(), precompress()],
   html: {
     // The server replaces the placeholder per request; Vite stamps it on its tags and emits
     // <meta property="csp-nonce"> so Emotion can read it at runtime.
