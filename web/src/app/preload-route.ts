@@ -2,14 +2,15 @@ import { matchPath } from 'react-router';
 import { paths } from '../config/paths';
 import { prefetchViewImages } from '../features/images/api/prefetch-view-images';
 import { warmDateFormatting } from '../features/images/utils/format-date';
+import { prefetchPublicSettings } from '../lib/public-settings';
 import { store } from '../lib/store';
 import { readStoredSession } from '../lib/stored-session';
 import { preloadRouteChunks } from './router';
 
 /**
  * What the page the app starts on needs, started before the first render (main.tsx): for View
- * Images its first reads, then the page's chunks all at once, then the date formatting signed-in
- * pages use (docs/architecture.md › Frontend, "Start-up").
+ * Images its first reads, for every signed-in page the public settings, then the page's chunks all at
+ * once, then the date formatting signed-in pages use (docs/architecture.md › Frontend, "Start-up").
  */
 export function preloadRoute(pathname: string): void {
   const stored = readStoredSession();
@@ -18,6 +19,8 @@ export function preloadRoute(pathname: string): void {
   // HTTP/1.1 connections. The store already holds the stored session (lib/store.ts).
   if (stored?.user && store.getState().session.token && matchPath(paths.viewImages, pathname))
     prefetchViewImages(store.dispatch, stored.user);
+  // The time zone and locale of the dates every signed-in page shows, before the page draws any.
+  if (signedIn) prefetchPublicSettings(store.dispatch);
   preloadRouteChunks(pathname, signedIn);
   // Signed-in pages show dates (cards, lists, logs).
   if (signedIn) warmDateFormatting();

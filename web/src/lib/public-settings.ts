@@ -1,6 +1,7 @@
 import type { PublicSettings } from '@medshare/contracts';
 import { ApiPaths } from '@medshare/contracts/paths';
 import { apiSlice } from './api-slice.ts';
+import type { AppDispatch } from './store.ts';
 
 /** The defaults of `docs/architecture.md` › Settings, used until (or if) the server's public settings arrive. */
 export const DEFAULT_PUBLIC_SETTINGS: PublicSettings = {
@@ -30,4 +31,14 @@ export const publicSettingsApi = apiSlice.injectEndpoints({
 export function usePublicSettings(): PublicSettings {
   const { data } = publicSettingsApi.useGetPublicSettingsQuery();
   return data ?? DEFAULT_PUBLIC_SETTINGS;
+}
+
+/**
+ * Starts the read when a signed-in page starts (app/preload-route.ts), beside that page's own first
+ * reads. Left to the page, it went out only once the page had rendered, with the defaults' time zone:
+ * an instance set to another zone showed every date in Asia/Karachi first and redrew the page's cards
+ * when the answer came. A cached answer serves the page's mount; nothing asks twice.
+ */
+export function prefetchPublicSettings(dispatch: AppDispatch): void {
+  void dispatch(publicSettingsApi.util.prefetch('getPublicSettings', undefined, {}));
 }
