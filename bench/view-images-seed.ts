@@ -85,10 +85,6 @@ export function persistedSession(session: { token: string; user: unknown }): str
 }
 
 /**
- * Starts the server on `webDist` at `port` with a fresh data directory, seeds it and launches
- * Chromium (over a pipe: no debugging port). `close` ends both and removes the data.
- */
-/**
  * The deployment's edge (docs/operations.md › TLS): Debian's nginx terminating TLS with HTTP/2 and
  * passing to the app with deploy/medshare-proxy.conf, on `port`, with a throwaway self-signed
  * certificate. Debian's nginx 1.22 takes `http2` on the listen line (`http2 on;` is 1.25.1 and later).
@@ -166,8 +162,10 @@ http {
 }
 
 /**
- * The seeded app and a browser. `proxy: 'tls'` puts the deployment's nginx (TLS, HTTP/2) in front, on
- * `port + 1`, and the browser accepts its self-signed certificate; `base` is then the proxy's.
+ * Starts the server on `webDist` at `port` with a fresh data directory, seeds it and launches
+ * Chromium (over a pipe: no debugging port). `close` ends both and removes the data. `proxy: 'tls'`
+ * puts the deployment's nginx (TLS, HTTP/2) in front, on `port + 1`, and the browser accepts its
+ * self-signed certificate; `base` is then the proxy's.
  */
 export async function startSeededApp({
   webDist,

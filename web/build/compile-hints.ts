@@ -5,19 +5,19 @@ import type { Plugin } from 'vite';
  * V8's explicit compile hint (Chromium 136 and later; to other engines a comment). As the first line
  * of a file it has V8 compile every function of the file while the file streams in, on a background
  * thread, instead of pre-parsing each function and parsing it again on the main thread the first time
- * it runs. On a phone's slowed CPU that lazy compiling was ~500 ms of View Images' main thread
- * (docs/decisions.md › Compile hints).
+ * it runs. On a phone's slowed CPU View Images' main thread spent 590–720 ms compiling, 210–310 ms with
+ * the hint (docs/decisions.md › Compile hints).
  */
-export const COMPILE_HINT = '//# allFunctionsCalledOnLoad';
+const COMPILE_HINT = '//# allFunctionsCalledOnLoad';
 
 /**
  * Above this much code a chunk is a library that one feature loads and uses a part of (the DICOM
  * viewer): compiling all of it would be wasted work and memory, so V8 keeps compiling it lazily.
  * Rendered (not yet minified) length.
  */
-export const HINTED_CHUNK_MAX_LENGTH = 512 * 1024;
+const HINTED_CHUNK_MAX_LENGTH = 512 * 1024;
 
-export function wantsCompileHint(chunk: Pick<OutputChunk, 'isEntry' | 'modules'>): boolean {
+function wantsCompileHint(chunk: Pick<OutputChunk, 'isEntry' | 'modules'>): boolean {
   if (chunk.isEntry) return true;
   let length = 0;
   for (const module of Object.values(chunk.modules)) length += module.renderedLength;
