@@ -85,9 +85,9 @@ export function persistedSession(session: { token: string; user: unknown }): str
 }
 
 /**
- * The deployment's edge (docs/operations.md › TLS): Debian's nginx terminating TLS with HTTP/2 and
- * passing to the app with deploy/medshare-proxy.conf, on `port`, with a throwaway self-signed
- * certificate. Debian's nginx 1.22 takes `http2` on the listen line (`http2 on;` is 1.25.1 and later).
+ * The deployment's edge (docs/operations.md › Several instances (PostgreSQL, Redis, S3), "TLS"):
+ * Debian's nginx terminating TLS with HTTP/2 and passing to the app with deploy/medshare-proxy.conf,
+ * on `port`, with a throwaway self-signed certificate. Debian's nginx 1.22 takes `http2` on the listen line (`http2 on;` is 1.25.1 and later).
  */
 async function startTlsProxy(dir: string, port: number, appPort: number) {
   const nginx = findNginx();
