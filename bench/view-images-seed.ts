@@ -8,7 +8,7 @@ import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import puppeteer, { type Browser } from 'puppeteer-core';
-import { PROXY_RULES, findNginx } from '../scripts/scale-out.ts';
+import { findNginx, nginxConfig } from '../scripts/scale-out.ts';
 import { ROOT, outboxReader, signInOverHttp, startServer } from '../server/test/spawned-server.ts';
 
 export const ADMIN = { email: 'lighthouse-admin@bench.medshare', password: 'Lighthouse-admin-passphrase-1' };
@@ -87,7 +87,7 @@ export function persistedSession(session: { token: string; user: unknown }): str
 /**
  * The deployment's edge (docs/operations.md › Several instances (PostgreSQL, Redis, S3), "TLS"):
  * Debian's nginx terminating TLS with HTTP/2 and passing to the app with deploy/medshare-proxy.conf,
- * on `port`, with a throwaway self-signed certificate. Debian's nginx 1.22 takes `http2` on the listen line (`http2 on;` is 1.25.1 and later).
+ * on `port`, with a throwaway self-signed certificate (the config: `nginxConfig` of scripts/scale-out.ts).
  */
 async function startTlsProxy(dir: string, port: number, appPort: number) {
   const nginx = findNginx();
@@ -120,29 +120,7 @@ async function startTlsProxy(dir: string, port: number, appPort: number) {
   if (made.status !== 0) throw new Error(`openssl could not make a certificate:\n${made.stderr}`);
   writeFileSync(
     join(dir, 'nginx.conf'),
-    `daemon off;
-worker_processes 1;
-pid ${dir}/nginx.pid;
-error_log stderr warn;
-events { worker_connections 1024; }
-http {
-  access_log off;
-  client_body_temp_path ${dir}/client_body;
-  proxy_temp_path ${dir}/proxy;
-  fastcgi_temp_path ${dir}/fastcgi;
-  uwsgi_temp_path ${dir}/uwsgi;
-  scgi_temp_path ${dir}/scgi;
-  limit_conn_zone $binary_remote_addr zone=medshare_per_ip:10m;
-  upstream medshare { server 127.0.0.1:${appPort}; keepalive 16; }
-  server {
-    listen 127.0.0.1:${port} ssl http2;
-    ssl_certificate ${dir}/cert.pem;
-    ssl_certificate_key ${dir}/key.pem;
-    ssl_protocols TLSv1.2 TLSv1.3;
-    include ${PROXY_RULES};
-  }
-}
-`,
+    nginxConfig(dir, port, [appPort], { cert: join(dir, 'cert.pem'), key: join(dir, 'key.pem') }),
   );
   const child = spawn(nginx, ['-p', dir, '-c', join(dir, 'nginx.conf')], { stdio: ['ignore', 'ignore', 'pipe'] });
   // A bench that dies must not leave its proxy behind on the shared machine.
