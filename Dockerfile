@@ -75,4 +75,4 @@ HEALTHCHECK --interval=30s --timeout=5s --start-period=60s --retries=3 \
 # SIGTERM (docker stop) closes the server gracefully: open requests finish, streams end.
 STOPSIGNAL SIGTERM
 # V8 flags: server/src/node-flags.ts (a test keeps this copy in step).
-CMD ["node", "--initial-old-space-size=256", "--max-semi-space-size=4", "--wasm-num-compilation-tasks=1", "server/src/main.ts"]
+CMD ["node", "--max-semi-space-size=4", "--wasm-num-compilation-tasks=1", "server/src/main.ts"]

@@ -61,7 +61,7 @@ export default defineConfig({
   ],
   webServer: Array.from({ length: E2E_WORKERS }, (_, index) => serverOf(index)).map((server) => ({
     // The server's V8 flags (server/src/node-flags.ts; a test keeps this copy in step).
-    command: `rm -rf ${server.dataDir} && node --initial-old-space-size=256 --max-semi-space-size=4 --wasm-num-compilation-tasks=1 ../server/src/main.ts`,
+    command: `rm -rf ${server.dataDir} && node --max-semi-space-size=4 --wasm-num-compilation-tasks=1 ../server/src/main.ts`,
     url: `${server.baseUrl}/api/ready`,
     reuseExistingServer: false,
     timeout: 120_000,

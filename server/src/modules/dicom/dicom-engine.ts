@@ -58,6 +58,23 @@ const transferable = (bytes: Uint8Array): ArrayBuffer =>
   bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
 
 /**
+ * Frees, at once, bytes a DICOM worker moved here (a thumbnail's frame, a rendered frame, an upload's
+ * packed metadata) once they have been used. Their memory came from the worker thread's malloc arena,
+ * and V8 gives it back only when this thread collects the small object that holds it: for bytes that
+ * lived through a sharp encode or an upload's write, at the next full collection, which the server's
+ * `--initial-old-space-size` makes rare. Until then each worker's arena kept them, up to ~90 MiB under
+ * load (docs/decisions.md › Memory of a server under load and at rest). Only for a buffer the worker
+ * moved, which this process owns whole (never a view of Node's shared Buffer pool), and only once no
+ * native call still reads it: never bytes handed to a socket, whose write may still be pending.
+ */
+export function releaseMoved(view: ArrayBufferView): void {
+  const { buffer } = view;
+  // Not a view of part of a buffer: a pooled Buffer is a view of a slab other Buffers share.
+  const whole = view.byteOffset === 0 && view.byteLength === buffer.byteLength;
+  if (whole && buffer instanceof ArrayBuffer && !buffer.detached) buffer.transfer(0);
+}
+
+/**
  * What the upload pipeline and the thumbnail job need from DICOM, with worker failures mapped
  * to client errors: refused objects 415/400 with their message, anything else 400 "could not be
  * processed" — never a 500 for what a file contains.

@@ -3,6 +3,7 @@ import sharp, { type Sharp } from 'sharp';
 import { errorMessage } from '../../errors.ts';
 import type { EncryptedStore } from '../../storage/encrypted-store.ts';
 import { MAX_FRAME_PIXELS } from '../dicom/dicom-core.ts';
+import { releaseMoved } from '../dicom/dicom-engine.ts';
 import type { ThumbnailPixels } from '../dicom/thumbnail-frame.ts';
 import type { ImagesRepository } from './images.repository.ts';
 
@@ -106,6 +107,8 @@ export function createThumbnailer({
         source = await renderDicom(read, THUMBNAIL_MAX_PX, image.uploader_id);
       } else source = await read();
       const output = await encodeThumbnail(source);
+      // The worker's frame, freed now rather than at the next full collection (dicom-engine.ts › releaseMoved).
+      if (!(source instanceof ArrayBuffer)) releaseMoved(source.pixels);
       const key = thumbnailKey(image.storage_key);
       const stored = await store.putBuffer(key, output);
       const recorded = await repo.setThumbnail(id, {

@@ -25,7 +25,7 @@ import type { GroupCommit } from '../../db/group-commit.ts';
 import type { EncryptedStore, SealedObject } from '../../storage/encrypted-store.ts';
 import type { AuditService } from '../audit/audit.service.ts';
 import type { Actor } from '../auth/actor.ts';
-import type { DicomColumns, DicomEngine } from '../dicom/dicom-engine.ts';
+import { type DicomColumns, type DicomEngine, releaseMoved } from '../dicom/dicom-engine.ts';
 import { METADATA_PURPOSE } from '../dicom/dicom-metadata.ts';
 import type { SettingsService } from '../settings/settings.service.ts';
 import type { PatientSharePlan, PatientShares } from '../sharing/patient-share.ts';
@@ -214,6 +214,7 @@ export function createUploader(deps: Deps) {
         if (refused) throw refused;
         dicomColumns = checked.columns;
         dicomMetadata = store.sealValue(stored, METADATA_PURPOSE, key, checked.metadata);
+        releaseMoved(checked.metadata);
       } catch (err) {
         await store.storage.delete(key).catch(() => undefined);
         throw err;
