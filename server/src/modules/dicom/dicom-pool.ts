@@ -35,17 +35,31 @@ export type Job = DistributiveOmit<WorkerRequest, 'id' | 'bytes'> & {
   timeoutMs: number;
 };
 
-/** At least two workers, so that one long job never holds up everyone; more on machines with cores to spare. */
+/** Up to two workers, so that one long job never holds up everyone; more on machines with cores to spare. */
 export const DEFAULT_POOL_SIZE = Math.max(2, Math.min(4, cpus().length - 1));
+/**
+ * How long a job waits for a busy pool before one more worker starts (it is ready ~0.2 s later). One
+ * worker keeps up with a steady upload load; each more costs 40–70 MiB under load (its V8 heap, its
+ * codecs' memory, its malloc arena), so a spare starts only when jobs queue behind a long one or a burst.
+ */
+export const GROW_AFTER_MS = 100;
+/** A worker beyond the first that has had no job for this long is stopped. */
+export const SPARE_IDLE_MS = 30_000;
 /** Jobs one owner may have waiting; past it the pool answers busy (429) instead of growing the queue. */
 export const MAX_QUEUED_PER_OWNER = 64;
 
 interface Slot {
   worker: Worker;
   busy: boolean;
+  /** Set while a spare worker has no job: it stops when this fires. */
+  idle?: NodeJS.Timeout;
+  /** It has answered a job: started up (~0.2 s of module loading and codec set-up). */
+  warm: boolean;
 }
 interface Entry {
   job: Job;
+  /** performance.now() when the job was asked for. */
+  queuedAt: number;
   resolve: (v: unknown) => void;
   /** Whatever the job failed with: a bytes reader may throw a non-Error, passed on as it is. */
   reject: (err: unknown) => void;
@@ -59,16 +73,25 @@ const WORKER_URL = new URL('./dicom.worker.ts', import.meta.url);
  * Waiting jobs sit in one queue per owner; a free worker takes the next job of the owner with the
  * fewest jobs running (round-robin among equals): a user with 40 jobs queued delays another user's
  * job until the next worker is free, not by all 40.
+ * The pool is elastic: the first worker starts with the first job and stays; up to `size` more start
+ * when a job has waited `growAfterMs` for a busy pool, and stop after `spareIdleMs` without a job
+ * (docs/decisions.md › Memory of a server under load and at rest).
  */
 export function createDicomPool({
   log,
   size = DEFAULT_POOL_SIZE,
   maxQueuedPerOwner = MAX_QUEUED_PER_OWNER,
+  growAfterMs = GROW_AFTER_MS,
+  spareIdleMs = SPARE_IDLE_MS,
   onDispatch,
 }: {
   log: Logger;
+  /** The most workers at once. */
   size?: number;
   maxQueuedPerOwner?: number;
+  /** 0: a worker starts whenever a job finds the others busy (up to `size`). */
+  growAfterMs?: number;
+  spareIdleMs?: number;
   /** Called as each job is handed to a worker (tests observe the dispatch order). */
   onDispatch?: (job: { op: Job['op']; owner: string }) => void;
 }) {
@@ -91,7 +114,7 @@ export function createDicomPool({
     worker.stdout.resume();
     worker.stderr.resume();
     worker.unref();
-    return { worker, busy: false };
+    return { worker, busy: false, warm: false };
   };
 
   /**
@@ -119,23 +142,73 @@ export function createDicomPool({
     else running.delete(owner);
   }
 
+  const addSlot = (): Slot => {
+    const slot = spawn();
+    slots.push(slot);
+    return slot;
+  };
+
   function pump() {
     if (closed) return;
     while (lanes.size) {
+      // The first free worker in start order: jobs go to the first worker when it can take them, so
+      // that spares fall idle and stop.
       let slot = slots.find((s) => !s.busy);
-      if (!slot && slots.length < size) {
-        slot = spawn();
-        slots.push(slot);
+      if (!slot && slots.length < size && (slots.length === 0 || growAfterMs === 0)) slot = addSlot();
+      if (!slot) {
+        scheduleGrowth();
+        return;
       }
-      if (!slot) return;
       const entry = take()!;
+      clearTimeout(slot.idle);
       slot.busy = true;
       onDispatch?.({ op: entry.job.op, owner: entry.job.owner });
       void start(slot, entry);
     }
   }
 
+  /**
+   * One more worker once a job has waited growAfterMs for started workers, if it still waits then.
+   * A worker's start-up does not count: jobs that queue behind the first worker's start are served
+   * within milliseconds of it.
+   */
+  let growth: NodeJS.Timeout | undefined;
+  let allWarmSince = 0;
+  const longestWait = () => {
+    let oldest = Infinity;
+    for (const lane of lanes.values()) oldest = Math.min(oldest, lane[0]!.queuedAt);
+    return performance.now() - Math.max(oldest, allWarmSince);
+  };
+  function scheduleGrowth() {
+    if (growth || slots.length >= size || slots.some((s) => !s.warm)) return;
+    growth = setTimeout(
+      () => {
+        growth = undefined;
+        if (closed || !lanes.size || slots.length >= size || slots.some((s) => !s.warm || !s.busy)) return;
+        const waited = longestWait();
+        if (waited < growAfterMs) return scheduleGrowth();
+        log.info({ workers: slots.length + 1, waitedMs: Math.round(waited) }, 'DICOM worker added for waiting jobs');
+        addSlot();
+        pump();
+      },
+      Math.max(0, growAfterMs - longestWait()),
+    );
+    growth.unref();
+  }
+
+  /** A worker that fell idle: beyond the first, it stops after spareIdleMs unless a job comes. */
+  function idleAfterJob(slot: Slot) {
+    if (slot.busy || closed || slots[0] === slot) return;
+    clearTimeout(slot.idle);
+    slot.idle = setTimeout(() => {
+      if (slot.busy || slots[0] === slot) return;
+      replace(slot);
+    }, spareIdleMs);
+    slot.idle.unref();
+  }
+
   function replace(slot: Slot) {
+    clearTimeout(slot.idle);
     const i = slots.indexOf(slot);
     if (i >= 0) slots.splice(i, 1);
     void slot.worker.terminate().catch(() => undefined);
@@ -151,6 +224,7 @@ export function createDicomPool({
       done(entry.job.owner);
       entry.reject(err);
       pump();
+      idleAfterJob(slot);
       return;
     }
     if (closed) {
@@ -173,10 +247,17 @@ export function createDicomPool({
       slot.worker.off('error', onError);
       slot.worker.off('exit', onExit);
       if (broken) replace(slot);
-      else slot.busy = false;
+      else {
+        slot.busy = false;
+        if (!slot.warm) {
+          slot.warm = true;
+          allWarmSince = performance.now();
+        }
+      }
       done(entry.job.owner);
       fn();
       pump();
+      if (!broken) idleAfterJob(slot);
     };
     const onMessage = (response: WorkerResponse) => {
       if (response.id !== id) return;
@@ -214,7 +295,7 @@ export function createDicomPool({
       const lane = lanes.get(job.owner) ?? [];
       if (lane.length >= maxQueuedPerOwner) return Promise.reject(new DicomBusy('queue full'));
       return new Promise<T>((resolve, reject) => {
-        lane.push({ job, resolve: resolve as (v: unknown) => void, reject });
+        lane.push({ job, queuedAt: performance.now(), resolve: resolve as (v: unknown) => void, reject });
         if (!lanes.has(job.owner)) {
           lanes.set(job.owner, lane);
           turns.push(job.owner);
@@ -250,13 +331,21 @@ export function createDicomPool({
             }),
         ),
       ),
+    /** Workers running now (the first, and spares started for waiting jobs). */
+    workers: () => slots.length,
     async close() {
       closed = true;
+      clearTimeout(growth);
       for (const lane of lanes.values())
         for (const { reject } of lane.splice(0)) reject(new DicomJobFailed('pool closed'));
       lanes.clear();
       turns.length = 0;
-      await Promise.all(slots.splice(0).map((s) => s.worker.terminate().catch(() => undefined)));
+      await Promise.all(
+        slots.splice(0).map((s) => {
+          clearTimeout(s.idle);
+          return s.worker.terminate().catch(() => undefined);
+        }),
+      );
     },
   };
 }

@@ -287,7 +287,12 @@ describe('DICOM worker memory between jobs', () => {
 describe('DICOM pool fairness', () => {
   it('serves another user before the first user’s third job, however many that user queued', async () => {
     const order: string[] = [];
-    const pool = createDicomPool({ log: pino({ level: 'silent' }), size: 2, onDispatch: (j) => order.push(j.owner) });
+    const pool = createDicomPool({
+      log: pino({ level: 'silent' }),
+      size: 2,
+      growAfterMs: 0,
+      onDispatch: (j) => order.push(j.owner),
+    });
     const engine = createDicomEngine({ pool, masterKey: Buffer.alloc(32) });
     let loads = 0;
     const slow = () => {
@@ -312,7 +317,7 @@ describe('DICOM pool fairness', () => {
   }, 120_000);
 
   it('refuses (429) a user’s job past their queue limit instead of growing the queue', async () => {
-    const pool = createDicomPool({ log: pino({ level: 'silent' }), size: 2, maxQueuedPerOwner: 3 });
+    const pool = createDicomPool({ log: pino({ level: 'silent' }), size: 2, growAfterMs: 0, maxQueuedPerOwner: 3 });
     // The queue is counted when a job is asked for, before its bytes are read: a small file shows
     // the refusal as well as the large one, without five parses of it.
     const small = fixture('dicom/ct_explicit_le_16bit_signed_small.dcm').data;

@@ -1,0 +1,62 @@
+import pino from 'pino';
+import { afterEach, describe, expect, it } from 'vitest';
+import { fixture } from '../images/images.test-helpers.ts';
+import { type DicomPool, createDicomPool } from './dicom-pool.ts';
+
+/**
+ * The pool grows only for jobs that wait, and shrinks again (dicom-pool.ts, GROW_AFTER_MS and
+ * SPARE_IDLE_MS; docs/decisions.md › Memory of a server under load and at rest).
+ */
+const small = fixture('dicom/ct_explicit_le_16bit_signed_small.dcm').data;
+const copy = () => new Uint8Array(small).buffer;
+const inspect = (pool: DicomPool, bytes: ArrayBuffer | (() => Promise<ArrayBuffer>) = copy()) =>
+  pool.run({ op: 'inspect', bytes, owner: 'user-a', timeoutMs: 60_000 });
+
+let pool: DicomPool | undefined;
+afterEach(async () => {
+  await pool?.close();
+  pool = undefined;
+});
+
+describe('DICOM pool size', () => {
+  it('serves jobs that do not wait long with its first worker alone', async () => {
+    pool = createDicomPool({ log: pino({ level: 'silent' }), size: 2, growAfterMs: 1_000 });
+    await inspect(pool); // the first worker starts with the first job
+    // Pairs at once: the second of each waits for the first, milliseconds, not growAfterMs.
+    for (let i = 0; i < 10; i++) await Promise.all([inspect(pool), inspect(pool)]);
+    expect(pool.workers()).toBe(1);
+    expect(await pool.memory()).toHaveLength(1);
+  });
+
+  it('starts a second worker for a job stuck behind a long one, and stops it once idle', async () => {
+    pool = createDicomPool({ log: pino({ level: 'silent' }), size: 2, growAfterMs: 50, spareIdleMs: 300 });
+    await inspect(pool);
+    // A job whose bytes take 2 s to arrive holds the first worker as a long decode would.
+    let longDone = false;
+    const long = inspect(pool, () => new Promise((resolve) => setTimeout(() => resolve(copy()), 2_000))).then(() => {
+      longDone = true;
+    });
+    const queuedAt = performance.now();
+    await inspect(pool);
+    const waited = performance.now() - queuedAt;
+    expect(longDone).toBe(false);
+    expect(pool.workers()).toBe(2);
+    // It waited for the growth, not for the long job.
+    expect(waited).toBeGreaterThanOrEqual(50);
+    expect(waited).toBeLessThan(1_900);
+    await long;
+    // The spare, idle for spareIdleMs, stops; the first worker stays.
+    const deadline = Date.now() + 5_000;
+    while (pool.workers() > 1 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    expect(pool.workers()).toBe(1);
+    await inspect(pool);
+    expect(pool.workers()).toBe(1);
+  }, 30_000);
+
+  it('never starts more than its size', async () => {
+    pool = createDicomPool({ log: pino({ level: 'silent' }), size: 2, growAfterMs: 20 });
+    const slow = () => new Promise<ArrayBuffer>((resolve) => setTimeout(() => resolve(copy()), 600));
+    await Promise.all([inspect(pool, slow), inspect(pool, slow), inspect(pool, slow), inspect(pool, slow)]);
+    expect(pool.workers()).toBe(2);
+  }, 30_000);
+});
