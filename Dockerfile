@@ -74,5 +74,6 @@ HEALTHCHECK --interval=30s --timeout=5s --start-period=60s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||8080)+'/api/health').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
 # SIGTERM (docker stop) closes the server gracefully: open requests finish, streams end.
 STOPSIGNAL SIGTERM
-# V8 flags: server/src/node-flags.ts (a test keeps this copy in step).
+# V8 flags and the allocator setting: server/src/node-flags.ts (a test keeps these copies in step).
+ENV GLIBC_TUNABLES=glibc.malloc.arena_max=2
 CMD ["node", "--max-semi-space-size=4", "--wasm-num-compilation-tasks=1", "server/src/main.ts"]

@@ -16,7 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { deflateRawSync } from 'node:zlib';
 import pg from 'pg';
 import { TransferSyntax, parseDicom } from '../server/src/modules/dicom/dicom-core.ts';
-import { SERVER_NODE_FLAGS } from '../server/src/node-flags.ts';
+import { SERVER_ENV, SERVER_NODE_FLAGS } from '../server/src/node-flags.ts';
 
 export const ROOT = fileURLToPath(new URL('../', import.meta.url));
 export const PG_BASE = process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -203,6 +203,7 @@ export async function startMedShare(opts: {
   const nodeArgs = process.env.BENCH_SERVER_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
   const child = spawn(process.execPath, [...SERVER_NODE_FLAGS, ...nodeArgs, join(ROOT, 'server/src/main.ts')], {
     env: {
+      ...SERVER_ENV,
       PATH: process.env.PATH,
       DATA_DIR: dataDir,
       DATABASE_URL: databaseUrl,

@@ -21,7 +21,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import S3rver from 's3rver';
-import { SERVER_NODE_FLAGS } from '../server/src/node-flags.ts';
+import { SERVER_ENV, SERVER_NODE_FLAGS } from '../server/src/node-flags.ts';
 
 export const ROOT = fileURLToPath(new URL('../', import.meta.url));
 /** The proxy rules a real deployment uses too (deploy/nginx.conf includes the same file). */
@@ -227,6 +227,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
       const child = spawn(process.execPath, [...SERVER_NODE_FLAGS, join(ROOT, 'server/src/main.ts')], {
         cwd: ROOT,
         env: {
+          ...SERVER_ENV,
           PATH: `${dirname(process.execPath)}:${process.env.PATH ?? ''}`,
           NODE_ENV: 'development',
           HOST: '127.0.0.1',

@@ -15,3 +15,15 @@
  *   malloc arena after it is freed; one task: an idle PGlite node 20–45 MiB smaller.
  */
 export const SERVER_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=4', '--wasm-num-compilation-tasks=1'];
+
+/**
+ * What the server's environment must hold as it starts: glibc reads its tunables before Node runs, so
+ * every launcher sets them (the same ones as SERVER_NODE_FLAGS; node-flags.test.ts checks the copies).
+ *
+ * - `glibc.malloc.arena_max=2`: glibc gives each thread that allocates under contention its own malloc
+ *   arena (up to 8 per core), and an arena keeps what its thread freed. The server's threads (libuv's
+ *   pool, V8's platform workers, the DICOM worker, libvips) held 75–100 MiB of them at the peak of
+ *   bench:orthanc. Two arenas: 40 MiB less at the peak, no clear CPU difference (docs/decisions.md ›
+ *   Memory of a server under load and at rest). A C library other than glibc ignores it.
+ */
+export const SERVER_ENV: Readonly<Record<string, string>> = { GLIBC_TUNABLES: 'glibc.malloc.arena_max=2' };

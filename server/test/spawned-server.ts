@@ -3,7 +3,7 @@ import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { SERVER_NODE_FLAGS } from '../src/node-flags.ts';
+import { SERVER_ENV, SERVER_NODE_FLAGS } from '../src/node-flags.ts';
 import { freshPgliteDir } from './pglite-template.ts';
 
 /** The real server as its own process (`node server/src/main.ts`), for crash tests and benchmarks. */
@@ -70,7 +70,7 @@ export async function startServer(options: ServerOptions): Promise<SpawnedServer
     process.execPath,
     [...SERVER_NODE_FLAGS, ...(options.nodeArgs ?? []), join(ROOT, 'server/src/main.ts')],
     {
-      env: { ...serverEnv(options), PORT: String(port) },
+      env: { ...SERVER_ENV, ...serverEnv(options), PORT: String(port) },
       stdio: ['ignore', 'pipe', 'pipe'],
     },
   );
