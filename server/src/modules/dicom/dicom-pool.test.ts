@@ -53,6 +53,18 @@ describe('DICOM pool size', () => {
     expect(pool.workers()).toBe(1);
   }, 30_000);
 
+  it("starts a second worker when the first worker's first job is the long one", async () => {
+    pool = createDicomPool({ log: pino({ level: 'silent' }), size: 2, growAfterMs: 50 });
+    let longDone = false;
+    const long = inspect(pool, () => new Promise((resolve) => setTimeout(() => resolve(copy()), 3_000))).then(() => {
+      longDone = true;
+    });
+    await inspect(pool);
+    expect(longDone).toBe(false);
+    expect(pool.workers()).toBe(2);
+    await long;
+  }, 30_000);
+
   it('never starts more than its size', async () => {
     pool = createDicomPool({ log: pino({ level: 'silent' }), size: 2, growAfterMs: 20 });
     const slow = () => new Promise<ArrayBuffer>((resolve) => setTimeout(() => resolve(copy()), 600));

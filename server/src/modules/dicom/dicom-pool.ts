@@ -45,6 +45,8 @@ export const DEFAULT_POOL_SIZE = Math.max(2, Math.min(4, cpus().length - 1));
 export const GROW_AFTER_MS = 100;
 /** A worker beyond the first that has had no job for this long is stopped. */
 export const SPARE_IDLE_MS = 30_000;
+/** A new worker's start-up (module loading, ~0.2 s here), which jobs waiting behind it do not count. */
+const START_UP_MS = 500;
 /** Jobs one owner may have waiting; past it the pool answers busy (429) instead of growing the queue. */
 export const MAX_QUEUED_PER_OWNER = 64;
 
@@ -53,8 +55,8 @@ interface Slot {
   busy: boolean;
   /** Set while a spare worker has no job: it stops when this fires. */
   idle?: NodeJS.Timeout;
-  /** It has answered a job: started up (~0.2 s of module loading and codec set-up). */
-  warm: boolean;
+  /** performance.now() when it was started. */
+  startedAt: number;
 }
 interface Entry {
   job: Job;
@@ -114,7 +116,7 @@ export function createDicomPool({
     worker.stdout.resume();
     worker.stderr.resume();
     worker.unref();
-    return { worker, busy: false, warm: false };
+    return { worker, busy: false, startedAt: performance.now() };
   };
 
   /**
@@ -169,22 +171,23 @@ export function createDicomPool({
 
   /**
    * One more worker once a job has waited growAfterMs for started workers, if it still waits then.
-   * A worker's start-up does not count: jobs that queue behind the first worker's start are served
-   * within milliseconds of it.
+   * A worker's start-up (START_UP_MS) does not count: jobs that queue behind the first worker's start
+   * are served within milliseconds of it. A time, not the worker's first answer: that first job may be
+   * the long one.
    */
   let growth: NodeJS.Timeout | undefined;
-  let allWarmSince = 0;
   const longestWait = () => {
-    let oldest = Infinity;
-    for (const lane of lanes.values()) oldest = Math.min(oldest, lane[0]!.queuedAt);
-    return performance.now() - Math.max(oldest, allWarmSince);
+    let since = Infinity;
+    for (const lane of lanes.values()) since = Math.min(since, lane[0]!.queuedAt);
+    for (const slot of slots) since = Math.max(since, slot.startedAt + START_UP_MS);
+    return performance.now() - since;
   };
   function scheduleGrowth() {
-    if (growth || slots.length >= size || slots.some((s) => !s.warm)) return;
+    if (growth || slots.length >= size) return;
     growth = setTimeout(
       () => {
         growth = undefined;
-        if (closed || !lanes.size || slots.length >= size || slots.some((s) => !s.warm || !s.busy)) return;
+        if (closed || !lanes.size || slots.length >= size || slots.some((s) => !s.busy)) return;
         const waited = longestWait();
         if (waited < growAfterMs) return scheduleGrowth();
         log.info({ workers: slots.length + 1, waitedMs: Math.round(waited) }, 'DICOM worker added for waiting jobs');
@@ -247,13 +250,7 @@ export function createDicomPool({
       slot.worker.off('error', onError);
       slot.worker.off('exit', onExit);
       if (broken) replace(slot);
-      else {
-        slot.busy = false;
-        if (!slot.warm) {
-          slot.warm = true;
-          allWarmSince = performance.now();
-        }
-      }
+      else slot.busy = false;
       done(entry.job.owner);
       fn();
       pump();
