@@ -1,6 +1,9 @@
+import pino from 'pino';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
-import { THUMBNAIL_TYPE, encodeThumbnail } from './thumbnails.ts';
+import type { EncryptedStore } from '../../storage/encrypted-store.ts';
+import type { ImagesRepository } from './images.repository.ts';
+import { THUMBNAIL_TYPE, createThumbnailer, encodeThumbnail } from './thumbnails.ts';
 
 describe('encodeThumbnail: JPEG, at most 320 px a side', () => {
   it('keeps a reduced grey DICOM frame grey, one channel, at its size', async () => {
@@ -50,5 +53,48 @@ describe('encodeThumbnail: JPEG, at most 320 px a side', () => {
     const out = await encodeThumbnail({ width: 400, height: 400, channels: 4, pixels });
     const meta = await sharp(out).metadata();
     expect([meta.format, meta.width, meta.height, meta.channels, meta.hasAlpha]).toEqual(['jpeg', 320, 320, 3, false]);
+  });
+});
+
+describe('the thumbnailer', () => {
+  it("frees the DICOM worker's frame once encoded, and stores the thumbnail (dicom-engine.ts › releaseMoved)", async () => {
+    const frame = { width: 64, height: 64, channels: 1 as const, pixels: new Uint8Array(64 * 64).fill(90) };
+    const stored: Array<{ key: string; bytes: Buffer }> = [];
+    let recorded: unknown = null;
+    const row = {
+      id: 'image-1',
+      storage_key: 'blob-1',
+      content_type: 'application/dicom',
+      thumbnail_status: 'pending',
+      uploader_id: 'user-1',
+      wrapped_key: Buffer.alloc(0),
+      key_id: 'k',
+      sha256: 'x',
+      size_bytes: 10,
+    };
+    const repo = {
+      getLive: async () => row,
+      setThumbnail: async (_id: string, thumb: unknown) => ((recorded = thumb), true),
+      setThumbnailStatus: async () => undefined,
+    } as unknown as ImagesRepository;
+    const store = {
+      readAll: async () => new ArrayBuffer(10),
+      putBuffer: async (key: string, bytes: Buffer) => {
+        stored.push({ key, bytes });
+        return { wrappedKey: Buffer.alloc(0), keyId: 'k', size: bytes.length, sha256: 'y' };
+      },
+    } as unknown as EncryptedStore;
+    const thumbnailer = createThumbnailer({
+      repo,
+      store,
+      log: pino({ level: 'silent' }),
+      renderDicom: async () => frame,
+    });
+    thumbnailer.enqueue('image-1');
+    await thumbnailer.idle();
+    expect(stored.map((s) => s.key)).toEqual(['blob-1-thumb']);
+    expect((await sharp(stored[0]!.bytes).metadata()).width).toBe(64);
+    expect(recorded).toMatchObject({ key: 'blob-1-thumb', contentType: THUMBNAIL_TYPE });
+    expect((frame.pixels.buffer as ArrayBuffer).detached).toBe(true);
   });
 });
