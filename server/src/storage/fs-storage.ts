@@ -145,13 +145,20 @@ export function createFsStorage(root: string): BlobStorage {
             if (failure) reject(failure);
             else resolve(out.subarray(0, at));
           };
-          const next = () =>
-            fs.read(fd, out, at, out.length - at, at, (readErr, bytesRead) => {
+          const next = () => {
+            const asked = out.length - at;
+            fs.read(fd, out, at, asked, at, (readErr, bytesRead) => {
               if (readErr) return finish(readErr);
               at += bytesRead;
-              if (bytesRead === 0 || at === out.length) return finish(null);
+              // Done at the end of the file, or at the buffer's end (a longer object shows as maxBytes + 1).
+              // A read that stops short exactly at maxBytes ends a file of the expected length: a regular
+              // file's read comes back short only at its end, so the read that would answer 0 (a
+              // thread-pool round trip, one of a content read's three) is left out. A read short
+              // anywhere else is followed by another.
+              if (bytesRead === 0 || at === out.length || (at === maxBytes && bytesRead < asked)) return finish(null);
               next();
             });
+          };
           next();
         });
       });

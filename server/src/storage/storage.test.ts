@@ -1,10 +1,10 @@
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import fs, { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { createHash, randomBytes } from 'node:crypto';
 import S3rver from 's3rver';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { IntegrityError, createKeyring } from '../crypto/envelope.ts';
 import { createEncryptedStore } from './encrypted-store.ts';
 import { createFsStorage } from './fs-storage.ts';
@@ -203,6 +203,25 @@ describe('fs blob storage', () => {
       expect(back.equals(body)).toBe(true);
     }
     storage.close();
+  });
+
+  it('reads whole in one read when the object has the expected length, and a shorter one to its end', async () => {
+    const storage = createFsStorage(join(tempDir(), 'blobs'));
+    const body = randomBytes(150_000);
+    await storage.put('whole-fs-2', Readable.from([body]));
+    const reads = vi.spyOn(fs, 'read');
+    try {
+      expect((await storage.getWhole!('whole-fs-2', body.length)).equals(body)).toBe(true);
+      // No second read to learn what the first one's short answer already said: the end of the file.
+      expect(reads).toHaveBeenCalledTimes(1);
+      reads.mockClear();
+      // Expected longer than it is (truncated): read on to the end (a read that answers 0).
+      expect((await storage.getWhole!('whole-fs-2', body.length + 10)).equals(body)).toBe(true);
+      expect(reads).toHaveBeenCalledTimes(2);
+    } finally {
+      reads.mockRestore();
+      storage.close();
+    }
   });
 
   it('reads whole: a missing object or a bad key rejects, a longer one shows its extra byte, no descriptor stays open', async () => {
