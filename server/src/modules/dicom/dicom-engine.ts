@@ -61,9 +61,9 @@ const transferable = (bytes: Uint8Array): ArrayBuffer =>
  * Frees, at once, bytes a DICOM worker moved here (a thumbnail's frame, a rendered frame, an upload's
  * packed metadata) once they have been used. Their memory came from the worker thread's malloc arena,
  * and V8 gives it back only when this thread collects the small object that holds it: for bytes that
- * lived through a sharp encode or an upload's write, at the next full collection, which the server's
- * `--initial-old-space-size` makes rare. Until then each worker's arena kept them, up to ~90 MiB under
- * load (docs/decisions.md › Memory of a server under load and at rest). Only for a buffer the worker
+ * lived through a sharp encode or an upload's write, at the next full collection. Until then the
+ * worker's arena kept them: up to ~90 MiB under load, with the server's old-generation flag of the time
+ * (docs/decisions.md › Memory of a server under load and at rest). Only for a buffer the worker
  * moved, which this process owns whole (never a view of Node's shared Buffer pool), and only once no
  * native call still reads it: never bytes handed to a socket, whose write may still be pending.
  */
