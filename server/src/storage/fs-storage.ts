@@ -146,16 +146,17 @@ export function createFsStorage(root: string): BlobStorage {
             else resolve(out.subarray(0, at));
           };
           const next = () => {
-            const asked = out.length - at;
-            fs.read(fd, out, at, asked, at, (readErr, bytesRead) => {
+            fs.read(fd, out, at, out.length - at, at, (readErr, bytesRead) => {
               if (readErr) return finish(readErr);
               at += bytesRead;
               // Done at the end of the file, or at the buffer's end (a longer object shows as maxBytes + 1).
-              // A read that stops short exactly at maxBytes ends a file of the expected length: a regular
-              // file's read comes back short only at its end, so the read that would answer 0 (a
-              // thread-pool round trip, one of a content read's three) is left out. A read short
-              // anywhere else is followed by another.
-              if (bytesRead === 0 || at === out.length || (at === maxBytes && bytesRead < asked)) return finish(null);
+              // A read that stops short exactly at maxBytes ends a file of the expected length: on a local
+              // file system a regular file's read comes back short only at its end, so the read that would
+              // answer 0 (a thread-pool round trip, one of a content read's three) is left out. A read
+              // short anywhere else is followed by another. (A network or FUSE file system may answer
+              // short mid-file; a longer object there is taken as its first maxBytes, which the tags and
+              // the size still authenticate.)
+              if (bytesRead === 0 || at === out.length || at === maxBytes) return finish(null);
               next();
             });
           };

@@ -12,6 +12,13 @@ const copy = () => new Uint8Array(small).buffer;
 const inspect = (pool: DicomPool, bytes: ArrayBuffer | (() => Promise<ArrayBuffer>) = copy()) =>
   pool.run({ op: 'inspect', bytes, owner: 'user-a', timeoutMs: 60_000 });
 
+/** A job's bytes that arrive only once `release` is called: the job holds its worker until then. */
+function heldBytes() {
+  let release!: () => void;
+  const arrived = new Promise<void>((resolve) => (release = resolve));
+  return { read: () => arrived.then(copy), release };
+}
+
 let pool: DicomPool | undefined;
 afterEach(async () => {
   await pool?.close();
@@ -31,22 +38,18 @@ describe('DICOM pool size', () => {
   it('starts a second worker for a job stuck behind a long one, and stops it once idle', async () => {
     pool = createDicomPool({ log: pino({ level: 'silent' }), size: 2, growAfterMs: 50, spareIdleMs: 300 });
     await inspect(pool);
-    // A job whose bytes take 2 s to arrive holds the first worker as a long decode would.
-    let longDone = false;
-    const long = inspect(pool, () => new Promise((resolve) => setTimeout(() => resolve(copy()), 2_000))).then(() => {
-      longDone = true;
-    });
+    // A job whose bytes arrive only when the test says so holds the first worker as a long decode would.
+    const held = heldBytes();
+    const long = inspect(pool, held.read);
     const queuedAt = performance.now();
     await inspect(pool);
-    const waited = performance.now() - queuedAt;
-    expect(longDone).toBe(false);
+    // It waited for the growth (and the spare's start), not for the long job, still held.
+    expect(performance.now() - queuedAt).toBeGreaterThanOrEqual(50);
     expect(pool.workers()).toBe(2);
-    // It waited for the growth, not for the long job.
-    expect(waited).toBeGreaterThanOrEqual(50);
-    expect(waited).toBeLessThan(1_900);
+    held.release();
     await long;
     // The spare, idle for spareIdleMs, stops; the first worker stays.
-    const deadline = Date.now() + 5_000;
+    const deadline = Date.now() + 10_000;
     while (pool.workers() > 1 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
     expect(pool.workers()).toBe(1);
     await inspect(pool);
@@ -55,13 +58,11 @@ describe('DICOM pool size', () => {
 
   it("starts a second worker when the first worker's first job is the long one", async () => {
     pool = createDicomPool({ log: pino({ level: 'silent' }), size: 2, growAfterMs: 50 });
-    let longDone = false;
-    const long = inspect(pool, () => new Promise((resolve) => setTimeout(() => resolve(copy()), 3_000))).then(() => {
-      longDone = true;
-    });
+    const held = heldBytes();
+    const long = inspect(pool, held.read);
     await inspect(pool);
-    expect(longDone).toBe(false);
     expect(pool.workers()).toBe(2);
+    held.release();
     await long;
   }, 30_000);
 

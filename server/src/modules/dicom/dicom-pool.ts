@@ -35,7 +35,7 @@ export type Job = DistributiveOmit<WorkerRequest, 'id' | 'bytes'> & {
   timeoutMs: number;
 };
 
-/** Up to two workers, so that one long job never holds up everyone; more on machines with cores to spare. */
+/** At most: 2, so that a spare can serve others while one long job runs; up to 4 on machines with cores to spare. */
 export const DEFAULT_POOL_SIZE = Math.max(2, Math.min(4, cpus().length - 1));
 /**
  * How long a job waits for a busy pool before one more worker starts (it is ready ~0.2 s later). One
@@ -71,12 +71,13 @@ const WORKER_URL = new URL('./dicom.worker.ts', import.meta.url);
 
 /**
  * A small pool of DICOM workers (worker_threads). Each job gets a time limit; a worker that
- * overruns it, dies or runs out of memory is terminated and replaced, and the job fails cleanly.
+ * overruns it, dies or runs out of memory is terminated (another starts when a job needs it), and
+ * the job fails cleanly.
  * Waiting jobs sit in one queue per owner; a free worker takes the next job of the owner with the
  * fewest jobs running (round-robin among equals): a user with 40 jobs queued delays another user's
  * job until the next worker is free, not by all 40.
- * The pool is elastic: the first worker starts with the first job and stays; up to `size` more start
- * when a job has waited `growAfterMs` for a busy pool, and stop after `spareIdleMs` without a job
+ * The pool is elastic: the first worker starts with the first job and stays; more, up to `size` in
+ * all, start when a job has waited `growAfterMs` for a busy pool, and stop after `spareIdleMs` without a job
  * (docs/decisions.md › Memory of a server under load and at rest).
  */
 export function createDicomPool({
@@ -205,12 +206,13 @@ export function createDicomPool({
     clearTimeout(slot.idle);
     slot.idle = setTimeout(() => {
       if (slot.busy || slots[0] === slot) return;
-      replace(slot);
+      retire(slot);
     }, spareIdleMs);
     slot.idle.unref();
   }
 
-  function replace(slot: Slot) {
+  /** Stops a worker (broken, or a spare fallen idle) and forgets it. */
+  function retire(slot: Slot) {
     clearTimeout(slot.idle);
     const i = slots.indexOf(slot);
     if (i >= 0) slots.splice(i, 1);
@@ -249,7 +251,7 @@ export function createDicomPool({
       slot.worker.off('message', onMessage);
       slot.worker.off('error', onError);
       slot.worker.off('exit', onExit);
-      if (broken) replace(slot);
+      if (broken) retire(slot);
       else slot.busy = false;
       done(entry.job.owner);
       fn();
