@@ -161,6 +161,13 @@ export function DicomViewer({ imageId }: { imageId: string }) {
     const timer = window.setInterval(() => goToFrame(frameRef.current + 1), 1000 / fps);
     return () => window.clearInterval(timer);
   }, [playing, fps, frames, goToFrame]);
+  // Pause stops on the frame on screen: a tick's frame still loading would otherwise appear after it.
+  // Asking for the shown frame again makes it the viewer's target, and the viewer drops a stale load.
+  const wasPlaying = useRef(false);
+  useEffect(() => {
+    if (wasPlaying.current && !playing) goToFrame(frameRef.current);
+    wasPlaying.current = playing;
+  }, [playing, goToFrame]);
 
   useEffect(() => {
     if (!rendered) return;
