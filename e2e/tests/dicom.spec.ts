@@ -299,6 +299,15 @@ test('multi-frame: slider, arrow keys and cine play/pause', async () => {
   const frame = await viewport.getAttribute('data-frame');
   await page.waitForTimeout(300);
   await expect(viewport).toHaveAttribute('data-frame', frame!);
+  // Moving the slider during the cine stops it on the frame chosen, not on the one shown before.
+  await page.getByRole('button', { name: 'Play' }).click();
+  await expect(viewport).not.toHaveAttribute('data-frame', frame!);
+  await slider.focus();
+  await page.keyboard.press('End');
+  await expect(page.getByRole('button', { name: 'Play' })).toBeVisible();
+  await expect(viewport).toHaveAttribute('data-frame', '9');
+  await page.waitForTimeout(300);
+  await expect(viewport).toHaveAttribute('data-frame', '9');
 
   // At phone width the frame controls wrap under the image without sideways scrolling.
   await page.setViewportSize({ width: 390, height: 844 });

@@ -163,11 +163,12 @@ export function DicomViewer({ imageId }: { imageId: string }) {
   }, [playing, fps, frames, goToFrame]);
   // Pause stops on the frame on screen: a tick's frame still loading would otherwise appear after it.
   // Asking for the shown frame again makes it the viewer's target, and the viewer drops a stale load.
-  const wasPlaying = useRef(false);
-  useEffect(() => {
-    if (wasPlaying.current && !playing) goToFrame(frameRef.current);
-    wasPlaying.current = playing;
-  }, [playing, goToFrame]);
+  const playingRef = useRef(playing);
+  playingRef.current = playing;
+  const togglePlaying = useCallback(() => {
+    if (playingRef.current) goToFrame(frameRef.current);
+    setPlaying((p) => !p);
+  }, [goToFrame]);
 
   useEffect(() => {
     if (!rendered) return;
@@ -202,13 +203,13 @@ export function DicomViewer({ imageId }: { imageId: string }) {
           if (frames > 1) goToFrame(frameRef.current + action.step);
           break;
         case 'play':
-          if (frames > 1) setPlaying((p) => !p);
+          if (frames > 1) togglePlaying();
           break;
       }
     };
     window.addEventListener('keydown', onKey);
     return () => window.removeEventListener('keydown', onKey);
-  }, [rendered, frames, choosePreset, chooseMode, goToFrame]);
+  }, [rendered, frames, choosePreset, chooseMode, goToFrame, togglePlaying]);
 
   const disabled = !rendered;
   const toolbar = (
@@ -317,12 +318,7 @@ export function DicomViewer({ imageId }: { imageId: string }) {
         aria-label="Frames"
         sx={{ display: 'flex', flexWrap: 'wrap', alignItems: 'center', columnGap: 2, rowGap: 1, mt: 1 }}
       >
-        <IconButton
-          aria-label={playing ? 'Pause' : 'Play'}
-          disabled={disabled}
-          onClick={() => setPlaying((p) => !p)}
-          color="primary"
-        >
+        <IconButton aria-label={playing ? 'Pause' : 'Play'} disabled={disabled} onClick={togglePlaying} color="primary">
           {playing ? <PauseIcon /> : <PlayArrowIcon />}
         </IconButton>
         <Slider
