@@ -7,8 +7,9 @@ import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { connect as tlsConnect } from 'node:tls';
 import puppeteer, { type Browser } from 'puppeteer-core';
-import { findNginx, nginxConfig } from '../scripts/scale-out.ts';
+import { findNginx, nginxConfig, waitFor } from '../scripts/scale-out.ts';
 import { ROOT, outboxReader, signInOverHttp, startServer } from '../server/test/spawned-server.ts';
 
 export const ADMIN = { email: 'lighthouse-admin@bench.medshare', password: 'Lighthouse-admin-passphrase-1' };
@@ -129,18 +130,19 @@ async function startTlsProxy(dir: string, port: number, appPort: number) {
   child.once('exit', () => process.off('exit', orphan));
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const base = `https://127.0.0.1:${port}`;
-  for (let tries = 0; ; tries++) {
-    if (child.exitCode !== null) throw new Error(`nginx exited: ${stderr}`);
-    const up = await fetch(`http://127.0.0.1:${appPort}/api/health`).then(
-      (r) => r.ok,
-      () => false,
-    );
-    if (up && spawnSync('openssl', ['s_client', '-connect', `127.0.0.1:${port}`], { input: '' }).status === 0) break;
-    if (tries > 50) throw new Error(`nginx did not answer on ${base}: ${stderr}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  return { base, stop: () => child.kill('SIGTERM') };
+  // Ready once it completes a TLS handshake (the app behind it already answers: startServer waited).
+  const handshake = () =>
+    new Promise<boolean>((resolve) => {
+      const socket = tlsConnect({ host: '127.0.0.1', port, rejectUnauthorized: false }, () => {
+        socket.end();
+        resolve(true);
+      });
+      socket.once('error', () => resolve(false));
+    });
+  await waitFor('nginx', handshake, () => child.exitCode === null, 5_000).catch((err: Error) => {
+    throw new Error(`${err.message}: ${stderr}`);
+  });
+  return { base: `https://127.0.0.1:${port}`, stop: () => child.kill('SIGTERM') };
 }
 
 /**

@@ -159,7 +159,8 @@ function lineLogger(source: string, sink: (source: string, line: string) => void
   };
 }
 
-async function waitFor(what: string, check: () => Promise<boolean>, alive: () => boolean, timeoutMs: number) {
+/** Polls `check` every 0.1 s until it answers true; fails when `alive` says the process died or time is up. */
+export async function waitFor(what: string, check: () => Promise<boolean>, alive: () => boolean, timeoutMs: number) {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     if (!alive()) throw new Error(`${what} exited while starting`);
