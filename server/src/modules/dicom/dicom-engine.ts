@@ -66,12 +66,30 @@ const transferable = (bytes: Uint8Array): ArrayBuffer =>
  * (docs/decisions.md › Memory of a server under load and at rest). Only for a buffer the worker
  * moved, which this process owns whole (never a view of Node's shared Buffer pool), and only once no
  * native call still reads it: never bytes handed to a socket, whose write may still be pending.
+ * The engine's methods that hand such bytes to a consumer (`thumbnail`, `renderFrame`,
+ * `inspectUpload`'s `withMetadata`) call it when the consumer is done, whether it succeeded or not,
+ * so that no caller has to remember it.
  */
 export function releaseMoved(view: ArrayBufferView): void {
   const { buffer } = view;
   // Not a view of part of a buffer: a pooled Buffer is a view of a slab other Buffers share.
   const whole = view.byteOffset === 0 && view.byteLength === buffer.byteLength;
   if (whole && buffer instanceof ArrayBuffer && !buffer.detached) buffer.transfer(0);
+}
+
+/** An upload the worker accepted: its columns, and its packed metadata for one use. */
+export interface CheckedUpload {
+  columns: DicomColumns;
+  withMetadata<T>(use: (metadata: Uint8Array) => T): T;
+}
+
+/** Hands a worker's answer to `use`, then frees its pixels (releaseMoved) once `use` has settled. */
+async function usedOnce<V extends { pixels: Uint8Array }, T>(value: V, use: (value: V) => Promise<T>): Promise<T> {
+  try {
+    return await use(value);
+  } finally {
+    releaseMoved(value.pixels);
+  }
 }
 
 /**
@@ -132,14 +150,12 @@ export function createDicomEngine({ pool, masterKey }: { pool: DicomPool; master
     patientKeyOf,
     columnsOf,
     /**
-     * Checks an uploaded object; the columns to store and the packed metadata (dicom-metadata.ts)
-     * to seal beside the row. Throws AppError 415/413/400 for what cannot be accepted. The bytes are
-     * handed over (moved to the worker, not copied): the caller must not use them afterwards.
+     * Checks an uploaded object; the columns to store, and the packed metadata (dicom-metadata.ts)
+     * to seal beside the row, handed once to `withMetadata`'s callback and freed when it returns.
+     * Throws AppError 415/413/400 for what cannot be accepted. The bytes are handed over (moved to
+     * the worker, not copied): the caller must not use them afterwards.
      */
-    async inspectUpload(
-      bytes: Uint8Array,
-      owner: string = SYSTEM_OWNER,
-    ): Promise<{ columns: DicomColumns; metadata: Uint8Array }> {
+    async inspectUpload(bytes: Uint8Array, owner: string = SYSTEM_OWNER): Promise<CheckedUpload> {
       const whole = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength;
       const result = await call<Inspection & { metadata: Uint8Array }>({
         op: 'ingest',
@@ -147,7 +163,18 @@ export function createDicomEngine({ pool, masterKey }: { pool: DicomPool; master
         owner,
         timeoutMs: DICOM_LIMITS.inspectMs,
       });
-      return { columns: columnsOf(result.summary, result.phi.patientId), metadata: result.metadata };
+      const { metadata } = result;
+      return {
+        columns: columnsOf(result.summary, result.phi.patientId),
+        withMetadata<T>(use: (metadata: Uint8Array) => T): T {
+          if ((metadata.buffer as ArrayBuffer).detached) throw new Error('the upload metadata was used already');
+          try {
+            return use(metadata);
+          } finally {
+            releaseMoved(metadata);
+          }
+        },
+      };
     },
     inspect: (bytes: DicomSource, owner: string = SYSTEM_OWNER) =>
       call<Inspection>({ op: 'inspect', bytes: source(bytes), owner, timeoutMs: DICOM_LIMITS.inspectMs }),
@@ -161,16 +188,25 @@ export function createDicomEngine({ pool, masterKey }: { pool: DicomPool; master
       }),
     /**
      * First frame for a thumbnail of at most `maxSide` px a side: reduced and windowed in the worker
-     * where it can be (grey or RGB), else the full render (RGBA).
+     * where it can be (grey or RGB), else the full render (RGBA). Handed to `use` (an encode), and
+     * freed once `use` has settled.
      */
-    thumbnail: (bytes: DicomSource, maxSide: number, owner: string = SYSTEM_OWNER) =>
-      call<ThumbnailPixels>({
-        op: 'thumbnail',
-        bytes: source(bytes),
-        maxSide,
-        owner,
-        timeoutMs: DICOM_LIMITS.renderMs,
-      }),
+    thumbnail: async <T>(
+      bytes: DicomSource,
+      maxSide: number,
+      use: (frame: ThumbnailPixels) => Promise<T>,
+      owner: string = SYSTEM_OWNER,
+    ): Promise<T> =>
+      usedOnce(
+        await call<ThumbnailPixels>({
+          op: 'thumbnail',
+          bytes: source(bytes),
+          maxSide,
+          owner,
+          timeoutMs: DICOM_LIMITS.renderMs,
+        }),
+        use,
+      ),
     /** A de-identified copy; UIDs mapped under `scope` (the uploader), so copies of one study agree. */
     deidentify: (bytes: DicomSource, scope: string, owner: string = scope) =>
       call<DeidentifyResult & { burnedInAnnotation: boolean; summary: DicomSummary; metadata: Uint8Array }>({
@@ -200,21 +236,28 @@ export function createDicomEngine({ pool, masterKey }: { pool: DicomPool; master
       });
       return { transferSyntaxUid: result.transferSyntaxUid, encapsulated: result.encapsulated, frames: views };
     },
-    /** Frame `frame` (1-based) as RGBA, with the client's window if given (WADO-RS rendered). */
-    renderFrame: (
+    /**
+     * Frame `frame` (1-based) as RGBA, with the client's window if given (WADO-RS rendered). Handed
+     * to `use` (an encode: never bytes for a socket), and freed once `use` has settled.
+     */
+    renderFrame: async <T>(
       bytes: DicomSource,
       frame: number,
       window: { center: number; width: number } | null,
+      use: (image: Rendered) => Promise<T>,
       owner: string = SYSTEM_OWNER,
-    ) =>
-      call<Rendered>({
-        op: 'renderFrame',
-        bytes: source(bytes),
-        frame,
-        window,
-        owner,
-        timeoutMs: DICOM_LIMITS.renderMs,
-      }),
+    ): Promise<T> =>
+      usedOnce(
+        await call<Rendered>({
+          op: 'renderFrame',
+          bytes: source(bytes),
+          frame,
+          window,
+          owner,
+          timeoutMs: DICOM_LIMITS.renderMs,
+        }),
+        use,
+      ),
     /** The object as a Part 10 file in Explicit VR Little Endian (stored syntax checked by the caller). */
     transcode: (bytes: DicomSource, owner: string = SYSTEM_OWNER) =>
       call<Uint8Array>({ op: 'transcode', bytes: source(bytes), owner, timeoutMs: DICOM_LIMITS.transcodeMs }),

@@ -9,6 +9,7 @@ import { packMetadata } from './dicom-metadata.ts';
 import { renderFirstFrame, renderFrameAt } from './render.ts';
 import { thumbnailPixels } from './thumbnail-frame.ts';
 import { decodeFrame, toExplicitLittleEndian } from './transcode.ts';
+import { createCollectionPolicy } from './worker-collection.ts';
 import type { WorkerMemoryRequest, WorkerRequest, WorkerResponse } from './worker-protocol.ts';
 
 /**
@@ -31,7 +32,7 @@ async function handle(request: WorkerRequest): Promise<{ result: unknown; transf
     dataSetBytes = parsed.byteArray.byteLength;
     return await answer(request, bytes, parsed);
   } finally {
-    collectAfterAnswer(dataSetBytes);
+    collectAfterAnswer(request.op, dataSetBytes);
   }
 }
 
@@ -123,23 +124,20 @@ async function answer(
 }
 
 /*
- * A collection after each job frees what the job allocated. V8 frees a typed array's memory (the
- * file's bytes, an inflated data set, decoded frames) only when it collects the small object that
- * holds it, and those objects never fill the young generation: many jobs' buffers otherwise wait in
- * the worker's malloc arena for a full collection. A scavenge frees a short job's buffers.
- * A job over a large data set (LARGE_DATA_SET_BYTES, inflated or not) runs long enough for its
- * buffers to outlive a scavenge, so it is followed by a full collection; such jobs are rare and take
- * far longer than the collection. docs/decisions.md › Memory of a server under load and at rest.
- * `gc` is taken from a fresh context: the flag adds it to contexts created from now on (a worker
- * started later has it as a global too), and nothing else calls it.
+ * A collection after a job frees what the job allocated. V8 frees a typed array's memory (the file's
+ * bytes, an inflated data set, decoded frames) only when it collects the small object that holds it:
+ * many jobs' buffers otherwise wait in the worker's malloc arena for a full collection. Which
+ * collection follows which job: worker-collection.ts. `gc` is taken from a fresh context: the flag
+ * adds it to contexts created from now on (a worker started later has it as a global too), and
+ * nothing else calls it. docs/decisions.md › Memory of a server under load and at rest.
  */
-const LARGE_DATA_SET_BYTES = 32 * 2 ** 20;
 setFlagsFromString('--expose-gc');
 const collect = runInNewContext('gc') as (options: { type: 'minor' | 'major' }) => void;
+const collectionAfter = createCollectionPolicy();
 /** Scheduled as the job settles: setImmediate runs once its answer has been posted. */
-function collectAfterAnswer(dataSetBytes: number) {
-  const type = dataSetBytes > LARGE_DATA_SET_BYTES ? 'major' : 'minor';
-  setImmediate(() => collect({ type }));
+function collectAfterAnswer(op: WorkerRequest['op'], dataSetBytes: number) {
+  const type = collectionAfter(op, dataSetBytes);
+  if (type) setImmediate(() => collect({ type }));
 }
 
 parentPort!.on('message', (request: WorkerRequest | WorkerMemoryRequest) => {

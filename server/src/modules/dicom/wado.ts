@@ -15,7 +15,7 @@ import {
   retrieveSyntaxes,
 } from './accept.ts';
 import { DicomMessages as CoreMessages, MAX_FRAME_PIXELS, TransferSyntax, isNativeSyntax } from './dicom-core.ts';
-import { type DicomEngine, releaseMoved } from './dicom-engine.ts';
+import type { DicomEngine } from './dicom-engine.ts';
 import type { DicomJson } from './dicom-json.ts';
 import { type DicomwebAccess, type Target, levelOf } from './dicomweb-access.ts';
 import {
@@ -305,9 +305,14 @@ export function createWado({ engine, audit, stored, access }: Deps) {
           const i = next++;
           const job = jobs[i]!;
           try {
-            const image = await engine.renderFrame(loader(job.row), job.frame, options.window, actor.userId);
-            encoded[i] = await encode(image, type, options);
-            releaseMoved(image.pixels);
+            // The worker's frame is freed once encoded (dicom-engine.ts › releaseMoved).
+            encoded[i] = await engine.renderFrame(
+              loader(job.row),
+              job.frame,
+              options.window,
+              (image) => encode(image, type, options),
+              actor.userId,
+            );
           } catch (err) {
             failed = true;
             throw err;

@@ -54,7 +54,7 @@ beforeAll(async () => {
       // The study each file belongs to is named by the test (the bytes are one real CT file).
       inspectUpload: async () => ({
         columns: { ...nextColumns!, dicom_sop_instance_uid: nextSops.shift() ?? nextColumns!.dicom_sop_instance_uid },
-        metadata: new Uint8Array([1]),
+        withMetadata: <T>(use: (metadata: Uint8Array) => T): T => use(new Uint8Array([1])),
       }),
       thumbnail: async () => {
         throw new Error('no thumbnails here');

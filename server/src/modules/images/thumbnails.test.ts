@@ -57,7 +57,7 @@ describe('encodeThumbnail: JPEG, at most 320 px a side', () => {
 });
 
 describe('the thumbnailer', () => {
-  it("frees the DICOM worker's frame once encoded, and stores the thumbnail (dicom-engine.ts › releaseMoved)", async () => {
+  it("encodes the DICOM worker's frame while the renderer holds it, and stores the thumbnail", async () => {
     const frame = { width: 64, height: 64, channels: 1 as const, pixels: new Uint8Array(64 * 64).fill(90) };
     const stored: Array<{ key: string; bytes: Buffer }> = [];
     let recorded: unknown = null;
@@ -88,13 +88,20 @@ describe('the thumbnailer', () => {
       repo,
       store,
       log: pino({ level: 'silent' }),
-      renderDicom: async () => frame,
+      // The engine frees the frame once `use` has settled (dicom-engine.test.ts): the encode must be that `use`.
+      renderDicom: async (_source, _maxSide, use) => {
+        const output = await use(frame);
+        frame.pixels.fill(0);
+        return output;
+      },
     });
     thumbnailer.enqueue('image-1');
     await thumbnailer.idle();
     expect(stored.map((s) => s.key)).toEqual(['blob-1-thumb']);
     expect((await sharp(stored[0]!.bytes).metadata()).width).toBe(64);
     expect(recorded).toMatchObject({ key: 'blob-1-thumb', contentType: THUMBNAIL_TYPE });
-    expect((frame.pixels.buffer as ArrayBuffer).detached).toBe(true);
+    // Encoded from the frame as it was while held: mid-grey, not the zeros written after `use`.
+    const { data } = await sharp(stored[0]!.bytes).greyscale().raw().toBuffer({ resolveWithObject: true });
+    expect(Math.abs(data[0]! - 90)).toBeLessThan(8);
   });
 });

@@ -3,7 +3,6 @@ import sharp, { type Sharp } from 'sharp';
 import { errorMessage } from '../../errors.ts';
 import type { EncryptedStore } from '../../storage/encrypted-store.ts';
 import { MAX_FRAME_PIXELS } from '../dicom/dicom-core.ts';
-import { releaseMoved } from '../dicom/dicom-engine.ts';
 import type { ThumbnailPixels } from '../dicom/thumbnail-frame.ts';
 import type { ImagesRepository } from './images.repository.ts';
 
@@ -75,11 +74,18 @@ export function createThumbnailer({
   log: Logger;
   /**
    * First frame of a DICOM object reduced for a thumbnail of `maxSide` px (runs in the DICOM worker
-   * pool, time-limited, within the memory bounds of every DICOM read). The bytes are read only once
-   * a worker is free; the job is queued as the uploader's (the pool is fair between users).
+   * pool, time-limited, within the memory bounds of every DICOM read), handed to `use` (the encode)
+   * and freed when it settles. The bytes are read only once a worker is free; the job is queued as
+   * the uploader's (the pool is fair between users).
    */
   renderDicom?:
-    ((source: () => Promise<ArrayBuffer>, maxSide: number, owner: string) => Promise<ThumbnailPixels>) | undefined;
+    | (<T>(
+        source: () => Promise<ArrayBuffer>,
+        maxSide: number,
+        use: (frame: ThumbnailPixels) => Promise<T>,
+        owner: string,
+      ) => Promise<T>)
+    | undefined;
   /**
    * True while uploads are in flight. Rendering (10–15 ms of CPU per DICOM image, in the DICOM
    * workers the uploads' inspections also need) then waits, up to THUMBNAIL_MAX_DEFER_MS per
@@ -101,14 +107,12 @@ export function createThumbnailer({
           { wrappedKey: image.wrapped_key, keyId: image.key_id },
           { sha256: image.sha256, size: image.size_bytes },
         );
-      let source: ThumbnailSource;
+      let output: Buffer;
       if (image.content_type === 'application/dicom') {
         if (!renderDicom) throw new Error('no DICOM renderer');
-        source = await renderDicom(read, THUMBNAIL_MAX_PX, image.uploader_id);
-      } else source = await read();
-      const output = await encodeThumbnail(source);
-      // The worker's frame, freed now rather than at the next full collection (dicom-engine.ts › releaseMoved).
-      if (!(source instanceof ArrayBuffer)) releaseMoved(source.pixels);
+        // The worker's frame is freed once encoded (dicom-engine.ts › releaseMoved).
+        output = await renderDicom(read, THUMBNAIL_MAX_PX, encodeThumbnail, image.uploader_id);
+      } else output = await encodeThumbnail(await read());
       const key = thumbnailKey(image.storage_key);
       const stored = await store.putBuffer(key, output);
       const recorded = await repo.setThumbnail(id, {

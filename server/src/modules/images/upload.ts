@@ -25,7 +25,7 @@ import type { GroupCommit } from '../../db/group-commit.ts';
 import type { EncryptedStore, SealedObject } from '../../storage/encrypted-store.ts';
 import type { AuditService } from '../audit/audit.service.ts';
 import type { Actor } from '../auth/actor.ts';
-import { type DicomColumns, type DicomEngine, releaseMoved } from '../dicom/dicom-engine.ts';
+import type { CheckedUpload, DicomColumns, DicomEngine } from '../dicom/dicom-engine.ts';
 import { METADATA_PURPOSE } from '../dicom/dicom-metadata.ts';
 import type { SettingsService } from '../settings/settings.service.ts';
 import type { PatientSharePlan, PatientShares } from '../sharing/patient-share.ts';
@@ -141,7 +141,7 @@ export function createUploader(deps: Deps) {
     // DICOM is parsed whole (at most max_upload_mb) once its last byte is in, so its bytes are kept.
     const kept: Buffer[] = [];
     // Set by the stream's end; a closure's assignment, so held in an object the compiler does not narrow.
-    const dicomCheck: { pending: Promise<{ columns: DicomColumns; metadata: Uint8Array }> | null } = { pending: null };
+    const dicomCheck: { pending: Promise<CheckedUpload> | null } = { pending: null };
     const decide = (head: Buffer) => {
       const detected = detectType(head);
       if (!detected || !declarationMatches(detected, part.mimetype, part.filename))
@@ -213,8 +213,7 @@ export function createUploader(deps: Deps) {
         const refused = part.vet?.(checked.columns);
         if (refused) throw refused;
         dicomColumns = checked.columns;
-        dicomMetadata = store.sealValue(stored, METADATA_PURPOSE, key, checked.metadata);
-        releaseMoved(checked.metadata);
+        dicomMetadata = checked.withMetadata((metadata) => store.sealValue(stored, METADATA_PURPOSE, key, metadata));
       } catch (err) {
         await store.storage.delete(key).catch(() => undefined);
         throw err;
