@@ -332,6 +332,12 @@ export function DicomViewer({ imageId }: { imageId: string }) {
             setPlaying(false);
             goToFrame(value as number);
           }}
+          // A move that lands on the frame already shown (End at the last frame) changes no value, so
+          // MUI sends no onChange; it still commits, and any use of the slider ends the cine.
+          onChangeCommitted={(_, value) => {
+            setPlaying(false);
+            goToFrame(value as number);
+          }}
           disabled={disabled}
           sx={{ flex: '1 1 160px', minWidth: 140 }}
         />

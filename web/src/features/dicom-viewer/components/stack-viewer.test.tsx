@@ -226,6 +226,26 @@ describe('StackViewer (docs/product.md › Stack viewer)', () => {
     }
   });
 
+  it('stops the cine at any use of the slider, also a key that lands on the slice already shown', async () => {
+    await setup();
+    const slider = screen.getByRole('slider', { name: 'Slice' });
+    slider.focus();
+    fireEvent.keyDown(slider, { key: 'End' });
+    expect(position()).toMatch(/^12 \/ 12/);
+    vi.useFakeTimers();
+    try {
+      fireEvent.click(screen.getByRole('button', { name: 'Play' }));
+      slider.focus();
+      // Already at the last slice: MUI's value does not change, so only its commit can stop the cine.
+      fireEvent.keyDown(slider, { key: 'End' });
+      expect(screen.getByRole('button', { name: 'Play' })).toBeInTheDocument();
+      await act(() => vi.advanceTimersByTimeAsync(500));
+      expect(position()).toMatch(/^12 \/ 12/);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it('switches the drag tool with its labelled buttons and keys (scroll is the default, for one-finger swipes)', async () => {
     const { user, engine } = await setup();
     expect(screen.getByRole('button', { name: 'Scroll slices (S)' })).toHaveAttribute('aria-pressed', 'true');

@@ -519,6 +519,12 @@ export function StackViewer({
             setPlaying(false);
             goTo(value as number);
           }}
+          // A move that lands on the slice already shown (End at the last slice) changes no value, so
+          // MUI sends no onChange; it still commits, and any use of the slider ends the cine.
+          onChangeCommitted={(_, value) => {
+            setPlaying(false);
+            goTo(value as number);
+          }}
           disabled={disabled || count < 2}
           sx={{ flex: '1 1 160px', minWidth: 140 }}
         />
