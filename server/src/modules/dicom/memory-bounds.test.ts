@@ -286,7 +286,7 @@ describe('DICOM worker memory between jobs', () => {
 });
 
 describe('DICOM worker memory across parse-only jobs', () => {
-  it('keeps what many ingests leave behind under the scavenge budget (worker-collection.ts)', async () => {
+  it('keeps what many parse-only jobs leave behind under the scavenge budget (worker-collection.ts)', async () => {
     const pool = createDicomPool({ log: pino({ level: 'silent' }), size: 1 });
     const engine = createDicomEngine({ pool, masterKey: Buffer.alloc(32) });
     // 0.5 MiB a job, 120 jobs: 60 MiB of data sets parsed, about four budgets.
