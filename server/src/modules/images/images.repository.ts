@@ -88,6 +88,13 @@ export function createImagesRepository(db: Db) {
       .orderBy('images.created_at')
       .limit(1)
       .modifyEnd(PREPARED);
+  // Asked once for every DICOM instance uploaded: compiled once, one text for each side of the patient branch.
+  const duplicateForNoPatient = compiledQuery(db, (uploaderId: string, sopInstanceUid: string) =>
+    duplicateInstanceQuery(uploaderId, null, sopInstanceUid),
+  );
+  const duplicateForPatient = compiledQuery(db, (uploaderId: string, patientId: string, sopInstanceUid: string) =>
+    duplicateInstanceQuery(uploaderId, patientId, sopInstanceUid),
+  );
 
   /**
    * The content read's query (every read of a file or thumbnail asks it): only the columns the read
@@ -196,7 +203,10 @@ export function createImagesRepository(db: Db) {
       patientId: string | null,
       sopInstanceUid: string,
     ): Promise<ImageWithPeople | undefined> =>
-      duplicateInstanceQuery(uploaderId, patientId, sopInstanceUid).executeTakeFirst(),
+      (patientId === null
+        ? duplicateForNoPatient(uploaderId, sopInstanceUid)
+        : duplicateForPatient(uploaderId, patientId, sopInstanceUid)
+      ).then((rows) => rows[0]),
 
     /** findDuplicateInstance's query, unexecuted (its plan is held to the index made for it: duplicate-plan.test.ts). */
     duplicateInstanceQuery,
