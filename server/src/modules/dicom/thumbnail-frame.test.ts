@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { FIXTURES, imageFixtureNames } from '../images/images.test-helpers.ts';
 import { parseDicom } from './dicom-core.ts';
 import { renderFirstFrame } from './render.ts';
-import { type ThumbnailFrame, thumbnailFrame } from './thumbnail-frame.ts';
+import { type Samples, type ThumbnailFrame, storedValues, thumbnailFrame } from './thumbnail-frame.ts';
 
 const read = (name: string) => new Uint8Array(readFileSync(join(FIXTURES, 'dicom', name)));
 
@@ -75,5 +75,33 @@ describe('thumbnail frame: the first frame windowed in the worker looks as the f
     expect(
       await thumbnailFrame(parseDicom(rewritten(rle, { '00280004': { vr: 'CS', Value: ['YBR_FULL'] } })), 320),
     ).toBeNull();
+  });
+});
+
+describe('storedValues: 16-bit samples, whatever their alignment', () => {
+  it('reads the same values, masked and sign-extended, from an aligned and an odd-offset buffer', () => {
+    const n = 1000;
+    const aligned = new Uint8Array(2 * n);
+    for (let i = 0; i < aligned.length; i++) aligned[i] = (i * 7919 + 13) & 255;
+    // The same bytes at an odd offset: no Uint16Array view can start there, so they are joined byte by byte.
+    const odd = new Uint8Array(2 * n + 1).subarray(1);
+    odd.set(aligned);
+    const frame = (bytes: Uint8Array): Samples => ({
+      width: n,
+      height: 1,
+      samples: 1,
+      planar: false,
+      bitsAllocated: 16,
+      bytes,
+    });
+    for (const signed of [false, true]) {
+      const a = storedValues(frame(aligned), 12, signed);
+      const b = storedValues(frame(odd), 12, signed);
+      expect([...a.values]).toEqual([...b.values]);
+      expect([a.min, a.max]).toEqual([b.min, b.max]);
+      // Bits above Bits Stored are not the value; a signed value takes the sign of bit 11.
+      const first = aligned[0]! | (aligned[1]! << 8);
+      expect(a.values[0]).toBe(signed ? ((first & 0xfff) << 20) >> 20 : first & 0xfff);
+    }
   });
 });

@@ -60,7 +60,7 @@ function loadOpenJpeg() {
 }
 
 /** Values of one frame as stored: width × height × samples, interleaved unless `planar`. */
-interface Samples {
+export interface Samples {
   width: number;
   height: number;
   samples: 1 | 3;
@@ -227,8 +227,10 @@ async function decodedSamples(
   return { ...base, width: g.columns, height: g.rows, planar, bytes };
 }
 
+const LITTLE_ENDIAN_HOST = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
+
 /** Stored values as numbers, masked to Bits Stored and sign-extended (what lies above Bits Stored is not the value), with their range. */
-function storedValues(f: Samples, bitsStored: number, signed: boolean) {
+export function storedValues(f: Samples, bitsStored: number, signed: boolean) {
   const n = f.width * f.height;
   const values = new Int32Array(n);
   const mask = bitsStored >= 32 ? -1 : (1 << bitsStored) - 1;
@@ -236,8 +238,26 @@ function storedValues(f: Samples, bitsStored: number, signed: boolean) {
   const b = f.bytes;
   let min = 2 ** 31 - 1;
   let max = -(2 ** 31);
+  // 16-bit samples are little-endian: read as one Uint16Array where the host is too and the bytes
+  // are aligned (a third fewer instructions per pixel than joining two bytes), else byte by byte.
+  const words = f.bitsAllocated === 16 && LITTLE_ENDIAN_HOST && b.byteOffset % 2 === 0 && b.byteLength >= 2 * n;
+  const u16 = words ? new Uint16Array(b.buffer, b.byteOffset, n) : null;
   // One loop per case, so that the inner loop has no branch on the format.
-  if (f.bitsAllocated === 16 && signed)
+  if (u16 && signed)
+    for (let i = 0; i < n; i++) {
+      const v = ((u16[i]! & mask) << shift) >> shift;
+      values[i] = v;
+      min = v < min ? v : min;
+      max = v > max ? v : max;
+    }
+  else if (u16)
+    for (let i = 0; i < n; i++) {
+      const v = u16[i]! & mask;
+      values[i] = v;
+      min = v < min ? v : min;
+      max = v > max ? v : max;
+    }
+  else if (f.bitsAllocated === 16 && signed)
     for (let i = 0; i < n; i++) {
       const v = (((b[2 * i]! | (b[2 * i + 1]! << 8)) & mask) << shift) >> shift;
       values[i] = v;
