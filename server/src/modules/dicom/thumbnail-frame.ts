@@ -239,7 +239,7 @@ export function storedValues(f: Samples, bitsStored: number, signed: boolean) {
   let min = 2 ** 31 - 1;
   let max = -(2 ** 31);
   // 16-bit samples are little-endian: read as one Uint16Array where the host is too and the bytes
-  // are aligned (a third fewer instructions per pixel than joining two bytes), else byte by byte.
+  // are aligned, else byte by byte (bench/RESULTS.md › A thumbnail's stored values read as 16-bit words).
   const words = f.bitsAllocated === 16 && LITTLE_ENDIAN_HOST && b.byteOffset % 2 === 0 && b.byteLength >= 2 * n;
   const u16 = words ? new Uint16Array(b.buffer, b.byteOffset, n) : null;
   // One loop per case, so that the inner loop has no branch on the format.
