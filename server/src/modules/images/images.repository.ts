@@ -88,6 +88,10 @@ export function createImagesRepository(db: Db) {
       .orderBy('images.created_at')
       .limit(1)
       .modifyEnd(PREPARED);
+  // Every thumbnail made, and most routes on one image, read it: compiled once.
+  const liveById = compiledQuery(db, (id: string) =>
+    imagesWithPeople().where('images.id', '=', id).where('images.deleted_at', 'is', null).modifyEnd(PREPARED),
+  );
   // Asked once for every DICOM instance uploaded: compiled once, one text for each side of the patient branch.
   const duplicateForNoPatient = compiledQuery(db, (uploaderId: string, sopInstanceUid: string) =>
     duplicateInstanceQuery(uploaderId, null, sopInstanceUid),
@@ -212,12 +216,7 @@ export function createImagesRepository(db: Db) {
     duplicateInstanceQuery,
 
     /** A live (not deleted) image with the names of its uploader and patient. */
-    getLive: (id: string): Promise<ImageWithPeople | undefined> =>
-      imagesWithPeople()
-        .where('images.id', '=', id)
-        .where('images.deleted_at', 'is', null)
-        .modifyEnd(PREPARED)
-        .executeTakeFirst(),
+    getLive: (id: string): Promise<ImageWithPeople | undefined> => liveById(id).then((rows) => rows[0]),
 
     /**
      * A live image with its people, and the life of the viewer's share of it if there is one (at
