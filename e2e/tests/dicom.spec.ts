@@ -299,8 +299,8 @@ test('multi-frame: slider, arrow keys and cine play/pause', async () => {
   const frame = await viewport.getAttribute('data-frame');
   await page.waitForTimeout(300);
   await expect(viewport).toHaveAttribute('data-frame', frame!);
-  // Moving the slider during the cine stops it on the frame chosen, not on the one shown before;
-  // also when the cine already shows the last frame as End is pressed (no value change, a commit).
+  // Moving the slider during the cine stops it on the frame chosen, not on the one shown before.
+  // End lands on the last frame, which the cine may already show: then only MUI's commit stops it.
   await page.getByRole('button', { name: 'Play' }).click();
   await expect(viewport).not.toHaveAttribute('data-frame', frame!);
   await slider.focus();

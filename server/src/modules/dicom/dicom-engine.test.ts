@@ -83,6 +83,13 @@ describe('the engine frees what a worker moved here once its consumer is done', 
       expect(length).toBeGreaterThan(0);
       expect((seen!.buffer as ArrayBuffer).detached).toBe(true);
       expect(() => checked.withMetadata((m) => m)).toThrow('used already');
+      // An async callback would seal freed bytes after its first await: refused.
+      const again = await engine.inspectUpload(new Uint8Array(small));
+      // @ts-expect-error a callback that returns a promise is not accepted
+      expect(() => again.withMetadata(async (m) => m.byteLength)).toThrow('synchronous callback');
+      const refused = await engine.inspectUpload(new Uint8Array(small));
+      refused.discard();
+      expect(() => refused.withMetadata((m) => m)).toThrow('used already');
     } finally {
       await engine.close();
     }

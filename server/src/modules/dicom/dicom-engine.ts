@@ -80,7 +80,13 @@ export function releaseMoved(view: ArrayBufferView): void {
 /** An upload the worker accepted: its columns, and its packed metadata for one use. */
 export interface CheckedUpload {
   columns: DicomColumns;
-  withMetadata<T>(use: (metadata: Uint8Array) => T): T;
+  /**
+   * Hands the metadata to `use` and frees it when `use` returns: synchronously (a callback that
+   * returns a promise is refused by the type and at run time), since the bytes are gone once it has.
+   */
+  withMetadata<T>(use: (metadata: Uint8Array) => T extends PromiseLike<unknown> ? never : T): T;
+  /** Frees the metadata unused (an upload refused after the check). */
+  discard(): void;
 }
 
 /** Hands a worker's answer to `use`, then frees its pixels (releaseMoved) once `use` has settled. */
@@ -166,14 +172,18 @@ export function createDicomEngine({ pool, masterKey }: { pool: DicomPool; master
       const { metadata } = result;
       return {
         columns: columnsOf(result.summary, result.phi.patientId),
-        withMetadata<T>(use: (metadata: Uint8Array) => T): T {
+        withMetadata<T>(use: (metadata: Uint8Array) => T extends PromiseLike<unknown> ? never : T): T {
           if ((metadata.buffer as ArrayBuffer).detached) throw new Error('the upload metadata was used already');
           try {
-            return use(metadata);
+            const result = use(metadata) as unknown;
+            if (typeof (result as PromiseLike<unknown> | null)?.then === 'function')
+              throw new Error('withMetadata takes a synchronous callback');
+            return result as T;
           } finally {
             releaseMoved(metadata);
           }
         },
+        discard: () => releaseMoved(metadata),
       };
     },
     inspect: (bytes: DicomSource, owner: string = SYSTEM_OWNER) =>

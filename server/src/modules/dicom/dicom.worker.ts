@@ -27,12 +27,15 @@ async function handle(request: WorkerRequest): Promise<{ result: unknown; transf
   const bytes = new Uint8Array(request.bytes);
   // The data set's size decides the collection after the answer (collectAfterAnswer, below).
   let dataSetBytes = bytes.byteLength;
+  let failed = true;
   try {
     const parsed = parseDicom(bytes);
     dataSetBytes = parsed.byteArray.byteLength;
-    return await answer(request, bytes, parsed);
+    const answered = await answer(request, bytes, parsed);
+    failed = false;
+    return answered;
   } finally {
-    collectAfterAnswer(request.op, dataSetBytes);
+    collectAfterAnswer(request.op, dataSetBytes, failed);
   }
 }
 
@@ -135,8 +138,8 @@ setFlagsFromString('--expose-gc');
 const collect = runInNewContext('gc') as (options: { type: 'minor' | 'major' }) => void;
 const collectionAfter = createCollectionPolicy();
 /** Scheduled as the job settles: setImmediate runs once its answer has been posted. */
-function collectAfterAnswer(op: WorkerRequest['op'], dataSetBytes: number) {
-  const type = collectionAfter(op, dataSetBytes);
+function collectAfterAnswer(op: WorkerRequest['op'], dataSetBytes: number, failed: boolean) {
+  const type = collectionAfter(op, dataSetBytes, failed);
   if (type) setImmediate(() => collect({ type }));
 }
 

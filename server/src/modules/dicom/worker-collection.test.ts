@@ -27,6 +27,13 @@ describe('the DICOM worker’s collection after a job', () => {
     expect(after('ingest', 0.75 * MiB)).toBeNull();
   });
 
+  it('scavenges after a parse-only job that failed, whatever the budget says', () => {
+    const after = createCollectionPolicy({ parsedBytesPerScavenge: 1 * MiB });
+    expect(after('ingest', 1000)).toBeNull();
+    expect(after('inspect', 1000, true)).toBe('minor');
+    expect(after('ingest', 0.75 * MiB)).toBeNull();
+  });
+
   it('collects in full after any job over a large data set, parse-only or not', () => {
     const after = createCollectionPolicy();
     expect(after('inspect', LARGE_DATA_SET_BYTES + 1)).toBe('major');

@@ -10,7 +10,7 @@ const PARSE_ONLY: ReadonlySet<WorkerRequest['op']> = new Set(['inspect', 'ingest
 
 /**
  * Which collection a DICOM worker runs after a job, if any (docs/decisions.md › Memory of a server
- * under load and at rest, "A collection in each DICOM worker after each job").
+ * under load and at rest, "A collection in each DICOM worker after its jobs").
  *
  * A job that decodes or writes pixel data (a thumbnail, a rendered frame, frames, a transcode, a
  * de-identified copy) leaves large buffers held by a few small objects: a scavenge after it frees
@@ -25,12 +25,14 @@ export function createCollectionPolicy({
   parsedBytesPerScavenge = PARSED_BYTES_PER_SCAVENGE,
 }: { largeDataSetBytes?: number; parsedBytesPerScavenge?: number } = {}) {
   let parsedSinceScavenge = 0;
-  return (op: WorkerRequest['op'], dataSetBytes: number): 'minor' | 'major' | null => {
+  return (op: WorkerRequest['op'], dataSetBytes: number, failed = false): 'minor' | 'major' | null => {
     if (dataSetBytes > largeDataSetBytes) {
       parsedSinceScavenge = 0;
       return 'major';
     }
-    if (PARSE_ONLY.has(op)) {
+    // A job that failed may have let go of more than its data set says: a refused deflated object is
+    // counted at its compressed size, yet zlib may have inflated hundreds of MiB before the refusal.
+    if (PARSE_ONLY.has(op) && !failed) {
       parsedSinceScavenge += dataSetBytes;
       if (parsedSinceScavenge < parsedBytesPerScavenge) return null;
     }

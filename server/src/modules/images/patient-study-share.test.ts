@@ -55,6 +55,7 @@ beforeAll(async () => {
       inspectUpload: async () => ({
         columns: { ...nextColumns!, dicom_sop_instance_uid: nextSops.shift() ?? nextColumns!.dicom_sop_instance_uid },
         withMetadata: <T>(use: (metadata: Uint8Array) => T): T => use(new Uint8Array([1])),
+        discard: () => undefined,
       }),
       thumbnail: async () => {
         throw new Error('no thumbnails here');

@@ -211,7 +211,10 @@ export function createUploader(deps: Deps) {
       try {
         const checked = await dicomCheck.pending;
         const refused = part.vet?.(checked.columns);
-        if (refused) throw refused;
+        if (refused) {
+          checked.discard();
+          throw refused;
+        }
         dicomColumns = checked.columns;
         dicomMetadata = checked.withMetadata((metadata) => store.sealValue(stored, METADATA_PURPOSE, key, metadata));
       } catch (err) {

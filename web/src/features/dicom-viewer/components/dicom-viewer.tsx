@@ -333,11 +333,10 @@ export function DicomViewer({ imageId }: { imageId: string }) {
             goToFrame(value as number);
           }}
           // A move that lands on the frame already shown (End at the last frame) changes no value, so
-          // MUI sends no onChange; it still commits, and any use of the slider ends the cine.
-          onChangeCommitted={(_, value) => {
-            setPlaying(false);
-            goToFrame(value as number);
-          }}
+          // MUI sends no onChange; it still commits, and any use of the slider ends the cine. Its value
+          // is not used: for a commit without a change MUI passes the last value the slider reported,
+          // however old, where onChange has already moved to any new one.
+          onChangeCommitted={() => setPlaying(false)}
           disabled={disabled}
           sx={{ flex: '1 1 160px', minWidth: 140 }}
         />
