@@ -229,6 +229,19 @@ async function decodedSamples(
 
 const LITTLE_ENDIAN_HOST = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 
+/**
+ * `n` little-endian 16-bit samples: a view of the bytes where the host is little-endian too and they
+ * are aligned, else a copy joined byte by byte (bench/RESULTS.md › A thumbnail's stored values read
+ * as 16-bit words). Samples past the end of short bytes read as 0.
+ */
+function littleEndianWords(b: Uint8Array, n: number): Uint16Array {
+  if (LITTLE_ENDIAN_HOST && b.byteOffset % 2 === 0 && b.byteLength >= 2 * n)
+    return new Uint16Array(b.buffer, b.byteOffset, n);
+  const words = new Uint16Array(n);
+  for (let i = 0; i < n; i++) words[i] = (b[2 * i] ?? 0) | ((b[2 * i + 1] ?? 0) << 8);
+  return words;
+}
+
 /** Stored values as numbers, masked to Bits Stored and sign-extended (what lies above Bits Stored is not the value), with their range. */
 export function storedValues(f: Samples, bitsStored: number, signed: boolean) {
   const n = f.width * f.height;
@@ -238,10 +251,7 @@ export function storedValues(f: Samples, bitsStored: number, signed: boolean) {
   const b = f.bytes;
   let min = 2 ** 31 - 1;
   let max = -(2 ** 31);
-  // 16-bit samples are little-endian: read as one Uint16Array where the host is too and the bytes
-  // are aligned, else byte by byte (bench/RESULTS.md › A thumbnail's stored values read as 16-bit words).
-  const words = f.bitsAllocated === 16 && LITTLE_ENDIAN_HOST && b.byteOffset % 2 === 0 && b.byteLength >= 2 * n;
-  const u16 = words ? new Uint16Array(b.buffer, b.byteOffset, n) : null;
+  const u16 = f.bitsAllocated === 16 ? littleEndianWords(b, n) : null;
   // One loop per case, so that the inner loop has no branch on the format.
   if (u16 && signed)
     for (let i = 0; i < n; i++) {
@@ -253,20 +263,6 @@ export function storedValues(f: Samples, bitsStored: number, signed: boolean) {
   else if (u16)
     for (let i = 0; i < n; i++) {
       const v = u16[i]! & mask;
-      values[i] = v;
-      min = v < min ? v : min;
-      max = v > max ? v : max;
-    }
-  else if (f.bitsAllocated === 16 && signed)
-    for (let i = 0; i < n; i++) {
-      const v = (((b[2 * i]! | (b[2 * i + 1]! << 8)) & mask) << shift) >> shift;
-      values[i] = v;
-      min = v < min ? v : min;
-      max = v > max ? v : max;
-    }
-  else if (f.bitsAllocated === 16)
-    for (let i = 0; i < n; i++) {
-      const v = (b[2 * i]! | (b[2 * i + 1]! << 8)) & mask;
       values[i] = v;
       min = v < min ? v : min;
       max = v > max ? v : max;
