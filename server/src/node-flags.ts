@@ -6,7 +6,7 @@
  * - No `--initial-old-space-size` (it was 256 until 2026-12-06): with it V8 let each isolate's old
  *   generation grow to 256 MB before its first full collection. It bought cheaper DICOM thumbnails while
  *   buffers the DICOM workers moved here waited for that collection; they are freed at once now
- *   (dicom-engine.ts › releaseMoved), and without the flag the peak under load is 60–80 MiB lower for
+ *   (storage/free-buffer.ts), and without the flag the peak under load is 60–80 MiB lower for
  *   no clear CPU difference.
  * - `--max-semi-space-size=4`: V8 grows each isolate's young generation to 2 × 16 MB under load; three
  *   isolates (main and two DICOM workers) held ~90 MiB of it. 4 MB: the same CPU per file.

@@ -1,4 +1,6 @@
+import type { Readable } from 'node:stream';
 import type { FastifyReply } from 'fastify';
+import { freeWhenSent } from '../storage/free-buffer.ts';
 
 /**
  * The policy of every answer that carries stored user bytes. `sandbox` (no allow-* tokens) gives a
@@ -25,4 +27,28 @@ export function storedContentHeaders(reply: FastifyReply): FastifyReply {
     .header('cache-control', 'private, no-store')
     .header('x-content-type-options', 'nosniff')
     .header('content-security-policy', STORED_CONTENT_CSP);
+}
+
+/** A stored object's answer: its bytes and what the headers say of them (images.service.ts › ContentAnswer). */
+export interface StoredContent {
+  /**
+   * A file up to WHOLE_READ_MAX_BYTES is read and checked whole before the answer (images.service.ts ›
+   * bodyOfChecked); a larger one is a stream whose checks fail it before its end.
+   */
+  body: Buffer | Readable;
+  /** A whole read's plaintext pieces, made for this answer alone and freed once sent (freeWhenSent); none for a stream. */
+  owned: readonly Buffer[];
+  contentType: string;
+  size: number;
+  disposition: string;
+}
+
+/** Sends a stored object with storedContentHeaders, and frees its plaintext once it has gone out. */
+export function sendStoredContent(reply: FastifyReply, content: StoredContent): FastifyReply {
+  freeWhenSent(reply.raw, content.owned);
+  return storedContentHeaders(reply)
+    .header('content-type', content.contentType)
+    .header('content-length', String(content.size))
+    .header('content-disposition', content.disposition)
+    .send(content.body);
 }

@@ -3,6 +3,7 @@ import type { Insertable } from 'kysely';
 import type { ImagesTable } from '../../db/schema.ts';
 import { keyObjectOf } from '../../crypto/envelope.ts';
 import { AppError, tooManyRequests } from '../../errors.ts';
+import { freeBuffer } from '../../storage/free-buffer.ts';
 import type { DicomSummary, Inspection } from './dicom-core.ts';
 import type { DeidentifyResult } from './deidentify.ts';
 import { DicomBusy, DicomJobFailed, type DicomPool, DicomRefused, type Job } from './dicom-pool.ts';
@@ -57,26 +58,6 @@ const cap = (s: string | null, n: number) => (s === null ? null : s.slice(0, n))
 const transferable = (bytes: Uint8Array): ArrayBuffer =>
   bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
 
-/**
- * Frees, at once, bytes a DICOM worker moved here (a thumbnail's frame, a rendered frame, an upload's
- * packed metadata) once they have been used. Their memory came from the worker thread's malloc arena,
- * and V8 gives it back only when this thread collects the small object that holds it: for bytes that
- * lived through a sharp encode or an upload's write, at the next full collection. Until then the
- * worker's arena kept them: up to ~90 MiB under load, with the server's old-generation flag of the time
- * (docs/decisions.md › Memory of a server under load and at rest). Only for a buffer the worker
- * moved, which this process owns whole (never a view of Node's shared Buffer pool), and only once no
- * native call still reads it: never bytes handed to a socket, whose write may still be pending.
- * The engine's methods that hand such bytes to a consumer (`thumbnail`, `renderFrame`,
- * `inspectUpload`'s `withMetadata`) call it when the consumer is done, whether it succeeded or not,
- * so that no caller has to remember it.
- */
-export function releaseMoved(view: ArrayBufferView): void {
-  const { buffer } = view;
-  // Not a view of part of a buffer: a pooled Buffer is a view of a slab other Buffers share.
-  const whole = view.byteOffset === 0 && view.byteLength === buffer.byteLength;
-  if (whole && buffer instanceof ArrayBuffer && !buffer.detached) buffer.transfer(0);
-}
-
 /** An upload the worker accepted: its columns, and its packed metadata for one use. */
 export interface CheckedUpload {
   columns: DicomColumns;
@@ -89,12 +70,18 @@ export interface CheckedUpload {
   discard(): void;
 }
 
-/** Hands a worker's answer to `use`, then frees its pixels (releaseMoved) once `use` has settled. */
+/**
+ * Hands a worker's answer to `use`, then frees its pixels once `use` has settled, whether it succeeded or
+ * not. They came from the worker thread's malloc arena, which kept them until this thread's next full
+ * collection (up to ~90 MiB under load): the engine's methods that hand such bytes to a consumer
+ * (`thumbnail`, `renderFrame`, `inspectUpload`'s `withMetadata`) free them (freeBuffer), so that no
+ * caller has to remember it. Never bytes handed to a socket, whose write may still be pending.
+ */
 async function usedOnce<V extends { pixels: Uint8Array }, T>(value: V, use: (value: V) => Promise<T>): Promise<T> {
   try {
     return await use(value);
   } finally {
-    releaseMoved(value.pixels);
+    freeBuffer(value.pixels);
   }
 }
 
@@ -180,10 +167,10 @@ export function createDicomEngine({ pool, masterKey }: { pool: DicomPool; master
               throw new Error('withMetadata takes a synchronous callback');
             return result as T;
           } finally {
-            releaseMoved(metadata);
+            freeBuffer(metadata);
           }
         },
-        discard: () => releaseMoved(metadata),
+        discard: () => freeBuffer(metadata),
       };
     },
     inspect: (bytes: DicomSource, owner: string = SYSTEM_OWNER) =>

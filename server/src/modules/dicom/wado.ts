@@ -305,7 +305,7 @@ export function createWado({ engine, audit, stored, access }: Deps) {
           const i = next++;
           const job = jobs[i]!;
           try {
-            // The worker's frame is freed once encoded (dicom-engine.ts › releaseMoved).
+            // The worker's frame is freed once encoded (dicom-engine.ts › usedOnce).
             encoded[i] = await engine.renderFrame(
               loader(job.row),
               job.frame,

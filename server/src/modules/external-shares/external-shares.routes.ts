@@ -16,7 +16,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppContext } from '../../app-context.ts';
 import { actorOf } from '../../http/auth-hooks.ts';
-import { storedContentHeaders } from '../../http/content-headers.ts';
+import { sendStoredContent } from '../../http/content-headers.ts';
 import { ok } from '../../http/envelope.ts';
 import { routeDocs } from '../../http/route-schema.ts';
 import { LINK_COOKIE, LINK_COOKIE_PATH, linkCookieOf } from './link-credential.ts';
@@ -192,11 +192,7 @@ export function externalLinkRoutes(ctx: AppContext): FastifyPluginAsyncZod {
             download,
             request.ip,
           );
-          return storedContentHeaders(reply)
-            .header('content-type', answer.contentType)
-            .header('content-length', String(answer.size))
-            .header('content-disposition', answer.disposition)
-            .send(answer.body);
+          return sendStoredContent(reply, answer);
         },
       );
     }

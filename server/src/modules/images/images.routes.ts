@@ -17,7 +17,7 @@ import { z } from 'zod';
 import type { AppContext } from '../../app-context.ts';
 import { AppError, badRequest, errorStatus } from '../../errors.ts';
 import { actorOf } from '../../http/auth-hooks.ts';
-import { storedContentHeaders } from '../../http/content-headers.ts';
+import { sendStoredContent } from '../../http/content-headers.ts';
 import { ok, paged } from '../../http/envelope.ts';
 import { type ErrorStatus, routeDocs } from '../../http/route-schema.ts';
 import { MALFORMED_UPLOAD, type UploadPart } from './upload.ts';
@@ -209,11 +209,7 @@ export function imagesRoutes(ctx: AppContext): FastifyPluginAsyncZod {
             variant,
             request.query.download === '1',
           );
-          return storedContentHeaders(reply)
-            .header('content-type', answer.contentType)
-            .header('content-length', String(answer.size))
-            .header('content-disposition', answer.disposition)
-            .send(answer.body);
+          return sendStoredContent(reply, answer);
         },
       );
     }

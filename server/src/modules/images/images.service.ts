@@ -18,6 +18,8 @@ import { createTransactor } from '../../db/transactor.ts';
 import { AppError, errorMessage, forbidden, notFound, unavailable } from '../../errors.ts';
 import { assertInWindow, windowedPagination } from '../../http/list-window.ts';
 import type { EncryptedStore } from '../../storage/encrypted-store.ts';
+import { freeBuffer } from '../../storage/free-buffer.ts';
+import type { StoredContent } from '../../http/content-headers.ts';
 import { BlobNotFoundError } from '../../storage/storage.ts';
 import type { AuditService } from '../audit/audit.service.ts';
 import type { Actor } from '../auth/actor.ts';
@@ -52,16 +54,8 @@ const thumbnailReady = (image: ContentSource): boolean =>
   image.thumbnail_status === 'ready' &&
   !!(image.thumb_storage_key && image.thumb_wrapped_key && image.thumb_key_id && image.thumb_sha256);
 
-export interface ContentAnswer {
-  /**
-   * A file up to WHOLE_READ_MAX_BYTES is read and checked whole before the answer (bodyOfChecked);
-   * a larger one is a stream whose checks fail it before its end.
-   */
-  body: Buffer | Readable;
-  contentType: string;
-  size: number;
-  disposition: string;
-}
+/** A stored object's bytes for one answer (sent by http/content-headers.ts › sendStoredContent). */
+export type ContentAnswer = StoredContent;
 
 /**
  * A whole read's plaintext, already checked whole (every tag, size and SHA-256: readPieces), as the
@@ -203,11 +197,12 @@ export function createImagesService(deps: Deps) {
             type: image.content_type,
           };
     let body: Buffer | Readable;
+    let owned: Buffer[] = [];
     try {
-      body =
-        object.expected.size <= WHOLE_READ_MAX_BYTES
-          ? bodyOfChecked(await store.readPieces(object.key, object.wrapped, object.expected))
-          : await store.open(object.key, object.wrapped, object.expected);
+      if (object.expected.size <= WHOLE_READ_MAX_BYTES) {
+        owned = await store.readPieces(object.key, object.wrapped, object.expected);
+        body = bodyOfChecked(owned);
+      } else body = await store.open(object.key, object.wrapped, object.expected);
     } catch (err) {
       if (err instanceof IntegrityError || err instanceof BlobNotFoundError) {
         log.error({ imageId: image.id, problem: err.message }, 'stored image cannot be read');
@@ -239,11 +234,13 @@ export function createImagesService(deps: Deps) {
     } catch (err) {
       // No audit row, no PHI: and the opened file handle or S3 socket must not leak.
       if (!Buffer.isBuffer(body)) body.destroy();
+      for (const piece of owned) freeBuffer(piece);
       throw err;
     }
     const stem = `medshare-${image.id.slice(0, 8)}`;
     return {
       body,
+      owned,
       contentType: object.type,
       size: object.expected.size,
       disposition:

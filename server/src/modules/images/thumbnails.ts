@@ -110,7 +110,7 @@ export function createThumbnailer({
       let output: Buffer;
       if (image.content_type === 'application/dicom') {
         if (!renderDicom) throw new Error('no DICOM renderer');
-        // The worker's frame is freed once encoded (dicom-engine.ts › releaseMoved).
+        // The worker's frame is freed once encoded (dicom-engine.ts › usedOnce).
         output = await renderDicom(read, THUMBNAIL_MAX_PX, encodeThumbnail, image.uploader_id);
       } else output = await encodeThumbnail(await read());
       const key = thumbnailKey(image.storage_key);
