@@ -1,4 +1,3 @@
-import { PGlite } from '@electric-sql/pglite';
 import { type Dialect, type Driver, Kysely, PGliteDialect, PostgresDialect, sql } from 'kysely';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import pg from 'pg';
@@ -133,6 +132,8 @@ function guarded(dialect: Dialect): Dialect {
  */
 export async function openDatabase(target: Config['database']): Promise<DatabaseHandle> {
   if (target.kind === 'pglite') {
+    // Loaded only here: a server on PostgreSQL never holds PGlite's modules (~6 MiB).
+    const { PGlite } = await import('@electric-sql/pglite');
     const pglite = await PGlite.create(target.dir ?? undefined, {
       startParams: [
         ...PGlite.defaultStartParams,

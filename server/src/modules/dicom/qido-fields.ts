@@ -1,7 +1,7 @@
-import dcmjs from 'dcmjs';
 import { badRequest } from '../../errors.ts';
 import { PROFILE, rangeAction } from './confidentiality-profile.ts';
-import { type DicomJson, capText, textCapOf } from './dicom-json.ts';
+import type { DicomJson } from './dicom-json.ts';
+import { capText, textCapOf } from './text-caps.ts';
 
 /**
  * Which attributes a QIDO-RS answer carries (PS3.18 §10.6.3.3): the level's default set, plus
@@ -60,11 +60,25 @@ export const DEFAULT_FIELDS: Record<QidoLevel, readonly string[]> = {
 /** Most fields one request may name. */
 export const MAX_INCLUDE_FIELDS = 200;
 
-interface DictionaryEntry {
-  tag: string;
+/** A DICOM keyword's tag as 8 hex digits, or undefined for a word that is not one. */
+type KeywordTags = (keyword: string) => string | undefined;
+let keywordTags: Promise<KeywordTags> | undefined;
+
+/**
+ * dcmjs's keyword dictionary, loaded by the first query that names an attribute by keyword: dcmjs in
+ * the main thread costs ~14 MiB of memory (its source, code and dictionary), and only the DICOM
+ * workers otherwise need it (docs/decisions.md › Memory of a server under load and at rest).
+ */
+function dictionary(): Promise<KeywordTags> {
+  keywordTags ??= import('dcmjs').then(({ default: dcmjs }) => {
+    const { nameMap } = (dcmjs.data as unknown as { DicomMetaDictionary: { nameMap: Record<string, { tag: string }> } })
+      .DicomMetaDictionary;
+    return (keyword) =>
+      Object.hasOwn(nameMap, keyword) ? nameMap[keyword]!.tag.replace(/[(),]/g, '').toUpperCase() : undefined;
+  });
+  return keywordTags;
 }
-const nameMap = (dcmjs.data as unknown as { DicomMetaDictionary: { nameMap: Record<string, DictionaryEntry> } })
-  .DicomMetaDictionary.nameMap;
+const HEX_TAG = /^[0-9A-Fa-f]{8}$/;
 
 /**
  * The tags `includefield` names ('all' for every attribute). Values may repeat the parameter or be
@@ -72,7 +86,9 @@ const nameMap = (dcmjs.data as unknown as { DicomMetaDictionary: { nameMap: Reco
  * ignored, as PS3.18 §8.3.4 has servers do with values they do not support (the answer says so in a
  * Warning header); more than MAX_INCLUDE_FIELDS names is a 400.
  */
-export function includeFields(value: string | string[] | undefined): { tags: 'all' | string[]; unknown: boolean } {
+export async function includeFields(
+  value: string | string[] | undefined,
+): Promise<{ tags: 'all' | string[]; unknown: boolean }> {
   if (value === undefined) return { tags: [], unknown: false };
   const items = (Array.isArray(value) ? value : [value])
     .flatMap((v) => v.split(','))
@@ -85,10 +101,11 @@ export function includeFields(value: string | string[] | undefined): { tags: 'al
   if (items.some((v) => v.toLowerCase() === 'all')) return { tags: 'all', unknown: false };
   const tags: string[] = [];
   let unknown = false;
-  for (const item of items) {
-    const top = item.split('.')[0]!;
-    if (/^[0-9A-Fa-f]{8}$/.test(top)) tags.push(top.toUpperCase());
-    else if (Object.hasOwn(nameMap, top)) tags.push(nameMap[top]!.tag.replace(/[(),]/g, '').toUpperCase());
+  const tops = items.map((item) => item.split('.')[0]!);
+  const tagOf = tops.every((top) => HEX_TAG.test(top)) ? undefined : await dictionary();
+  for (const top of tops) {
+    const tag = HEX_TAG.test(top) ? top.toUpperCase() : tagOf?.(top);
+    if (tag) tags.push(tag);
     else unknown = true;
   }
   return { tags, unknown };
@@ -221,12 +238,13 @@ export function textFiltersOf(query: Record<string, unknown>): TextFilter[] {
 }
 
 /** DICOM attributes the query names for matching that this server does not match on (keywords, or tags as sent). */
-export function unmatchedKeys(query: Record<string, unknown>): string[] {
+export async function unmatchedKeys(query: Record<string, unknown>): Promise<string[]> {
+  const keys = Object.keys(query).filter((key) => !HANDLED.has(key));
+  const tagOf = keys.every((key) => HEX_TAG.test(key)) ? undefined : await dictionary();
   const out: string[] = [];
-  for (const key of Object.keys(query)) {
-    if (HANDLED.has(key)) continue;
-    if (/^[0-9A-Fa-f]{8}$/.test(key)) out.push(key.toUpperCase());
-    else if (Object.hasOwn(nameMap, key)) out.push(key);
+  for (const key of keys) {
+    if (HEX_TAG.test(key)) out.push(key.toUpperCase());
+    else if (tagOf?.(key)) out.push(key);
   }
   return out.slice(0, 10);
 }

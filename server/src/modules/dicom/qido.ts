@@ -96,7 +96,7 @@ export function createQido({ repo, engine, audit, stored, access, base }: Deps) 
     ): Promise<{ items: DicomJson[]; warnings: string[] }> {
       if (query.offset >= LIST_MAX_WINDOW)
         throw badRequest(WadoMessages.offset, [{ field: 'offset', message: `Must be below ${LIST_MAX_WINDOW}` }]);
-      const fields = includeFields(query.includefield);
+      const fields = await includeFields(query.includefield);
       const filter = filterOf(query, path);
       const texts = textFiltersOf(query);
       const fuzzy = query.fuzzymatching?.toLowerCase() === 'true';
@@ -207,7 +207,7 @@ export function createQido({ repo, engine, audit, stored, access, base }: Deps) 
         }
         if (more) warnings.push(QidoWarnings.more);
       }
-      const ignored = unmatchedKeys(query);
+      const ignored = await unmatchedKeys(query);
       if (ignored.length) warnings.push(QidoWarnings.notMatched(ignored));
       if (fields.unknown) warnings.push(QidoWarnings.unknownFields);
       await audit.record({
