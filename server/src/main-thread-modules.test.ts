@@ -12,7 +12,7 @@ import { ROOT } from '../test/spawned-server.ts';
  */
 const WORKER_OR_EMBEDDED_ONLY = /\/node_modules\/(dcmjs|dcmjs-codecs|dcmjs-imaging|@electric-sql\/pglite)\//;
 
-/** The packages `modules` load (every static import, transitively), as resolved by a child Node process. */
+/** The node_modules files that `modules` load (their static imports, transitively), resolved in a child Node. */
 function packagesLoadedBy(modules: string[]): string[] {
   const script = `
     import { registerHooks } from 'node:module';
