@@ -6,8 +6,9 @@ import { ROOT } from '../test/spawned-server.ts';
 
 /**
  * Packages the server's main thread must not load as it starts: dcmjs and its codecs belong to the DICOM
- * workers (QIDO-RS loads dcmjs's dictionary on the first query that names a keyword), PGlite to a server
- * without DATABASE_URL. Each costs the main thread memory for as long as it runs (docs/decisions.md ›
+ * workers (QIDO-RS loads dcmjs's dictionary on the first query that names a keyword; the DIMSE receiver,
+ * when DIMSE_PORT turns it on, loads dcmjs-dimse and dcmjs with it), PGlite to a server without
+ * DATABASE_URL. Each costs the main thread memory for as long as it runs (docs/decisions.md ›
  * Memory of a server under load and at rest).
  */
 const WORKER_OR_EMBEDDED_ONLY = /\/node_modules\/(dcmjs|dcmjs-codecs|dcmjs-imaging|@electric-sql\/pglite)\//;
@@ -26,7 +27,11 @@ function packagesLoadedBy(modules: string[]): string[] {
     });
     for (const m of ${JSON.stringify(modules.map((m) => pathToFileURL(join(ROOT, m)).href))}) await import(m);
     console.log(JSON.stringify([...seen]));`;
-  const run = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', cwd: ROOT });
+  const run = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+    encoding: 'utf8',
+    cwd: ROOT,
+    timeout: 30_000,
+  });
   expect(run.status, run.stderr).toBe(0);
   return JSON.parse(run.stdout.trim().split('\n').at(-1)!) as string[];
 }

@@ -1,3 +1,6 @@
+import { createHash } from 'node:crypto';
+import { request } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import Fastify from 'fastify';
 import { describe, expect, it } from 'vitest';
@@ -33,6 +36,70 @@ describe('sendStoredContent', () => {
     // Freed once the response finished (the client had every byte by then).
     await new Promise((resolve) => setImmediate(resolve));
     expect(pieces.map((p) => p.byteLength)).toEqual([0, 0]);
+  });
+
+  it('frees one large buffer only after a slow reader has had all of it, intact', async () => {
+    const whole = Buffer.alloc(4 * 1024 * 1024);
+    for (let i = 0; i < whole.length; i += 4096) whole[i] = i % 251;
+    const digest = createHash('sha256').update(whole).digest('hex');
+    const app = Fastify({ logger: false });
+    app.get('/x', (_request, reply) =>
+      sendStoredContent(reply, {
+        body: whole,
+        owned: [whole],
+        contentType: 'application/octet-stream',
+        size: whole.length,
+        disposition: 'inline',
+      }),
+    );
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    try {
+      const { port } = app.server.address() as AddressInfo;
+      const received = await new Promise<Buffer>((resolve, reject) =>
+        request({ port, host: '127.0.0.1', path: '/x' }, (res) => {
+          // The client waits before reading: the server's write is still queued meanwhile.
+          res.pause();
+          setTimeout(() => {
+            // Not freed while the answer is still on its way.
+            expect(whole.byteLength).toBe(4 * 1024 * 1024);
+            const chunks: Buffer[] = [];
+            res.on('data', (c: Buffer) => chunks.push(c));
+            res.on('end', () => resolve(Buffer.concat(chunks)));
+            res.resume();
+          }, 300);
+        })
+          .on('error', reject)
+          .end(),
+      );
+      expect(createHash('sha256').update(received).digest('hex')).toBe(digest);
+    } finally {
+      await app.close();
+    }
+    expect(whole.byteLength).toBe(0);
+  });
+
+  it('answers HEAD with the headers alone and frees the bytes', async () => {
+    const piece = Buffer.alloc(70 * 1024, 1);
+    const app = Fastify({ logger: false });
+    app.get('/x', (_request, reply) =>
+      sendStoredContent(reply, {
+        body: piece,
+        owned: [piece],
+        contentType: 'image/jpeg',
+        size: piece.length,
+        disposition: 'inline',
+      }),
+    );
+    const base = await app.listen({ port: 0, host: '127.0.0.1' });
+    try {
+      const res = await fetch(`${base}/x`, { method: 'HEAD' });
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-length')).toBe(String(70 * 1024));
+      expect((await res.arrayBuffer()).byteLength).toBe(0);
+    } finally {
+      await app.close();
+    }
+    expect(piece.byteLength).toBe(0);
   });
 
   it('sends a stream (nothing owned) as it is', async () => {

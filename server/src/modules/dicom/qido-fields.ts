@@ -76,6 +76,8 @@ function dictionary(): Promise<KeywordTags> {
     return (keyword) =>
       Object.hasOwn(nameMap, keyword) ? nameMap[keyword]!.tag.replace(/[(),]/g, '').toUpperCase() : undefined;
   });
+  // A failed load is not kept: the next query that names a keyword tries again.
+  keywordTags.catch(() => (keywordTags = undefined));
   return keywordTags;
 }
 const HEX_TAG = /^[0-9A-Fa-f]{8}$/;
