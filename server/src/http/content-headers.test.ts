@@ -1,23 +1,37 @@
 import { createHash } from 'node:crypto';
 import { request } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import Fastify from 'fastify';
 import { describe, expect, it } from 'vitest';
 import { sendStoredContent, STORED_CONTENT_CSP, type StoredContent } from './content-headers.ts';
 
-/** A server on a real socket answering `content` once, and the bytes a client got from it. */
-async function fetchOnce(content: StoredContent) {
+/** A server on a real socket that answers `content` for the time `use` runs; closed after. */
+async function serving<T>(content: StoredContent, use: (base: string) => Promise<T>): Promise<T> {
   const app = Fastify({ logger: false });
   app.get('/x', (_request, reply) => sendStoredContent(reply, content));
   const base = await app.listen({ port: 0, host: '127.0.0.1' });
   try {
-    const res = await fetch(`${base}/x`);
-    return { res, bytes: Buffer.from(await res.arrayBuffer()) };
+    return await use(base);
   } finally {
     await app.close();
   }
 }
+
+/** The answer to one GET, and its bytes. */
+const fetchOnce = (content: StoredContent) =>
+  serving(content, async (base) => {
+    const res = await fetch(`${base}/x`);
+    return { res, bytes: Buffer.from(await res.arrayBuffer()) };
+  });
+
+/** One buffer as a whole read's answer that owns it. */
+const ownedWhole = (bytes: Buffer, contentType: string): StoredContent => ({
+  body: bytes,
+  owned: [bytes],
+  contentType,
+  size: bytes.length,
+  disposition: 'inline',
+});
 
 describe('sendStoredContent', () => {
   it('sends the pieces with the stored-content headers, then frees them', async () => {
@@ -42,63 +56,36 @@ describe('sendStoredContent', () => {
     const whole = Buffer.alloc(4 * 1024 * 1024);
     for (let i = 0; i < whole.length; i += 4096) whole[i] = i % 251;
     const digest = createHash('sha256').update(whole).digest('hex');
-    const app = Fastify({ logger: false });
-    app.get('/x', (_request, reply) =>
-      sendStoredContent(reply, {
-        body: whole,
-        owned: [whole],
-        contentType: 'application/octet-stream',
-        size: whole.length,
-        disposition: 'inline',
-      }),
+    const received = await serving(
+      ownedWhole(whole, 'application/octet-stream'),
+      (base) =>
+        new Promise<Buffer>((resolve, reject) =>
+          request(`${base}/x`, (res) => {
+            // The client waits before reading: the server's write is still queued meanwhile.
+            res.pause();
+            setTimeout(() => {
+              // Not freed while the answer is still on its way.
+              expect(whole.byteLength).toBe(4 * 1024 * 1024);
+              const chunks: Buffer[] = [];
+              res.on('data', (c: Buffer) => chunks.push(c));
+              res.on('end', () => resolve(Buffer.concat(chunks)));
+              res.resume();
+            }, 300);
+          })
+            .on('error', reject)
+            .end(),
+        ),
     );
-    await app.listen({ port: 0, host: '127.0.0.1' });
-    try {
-      const { port } = app.server.address() as AddressInfo;
-      const received = await new Promise<Buffer>((resolve, reject) =>
-        request({ port, host: '127.0.0.1', path: '/x' }, (res) => {
-          // The client waits before reading: the server's write is still queued meanwhile.
-          res.pause();
-          setTimeout(() => {
-            // Not freed while the answer is still on its way.
-            expect(whole.byteLength).toBe(4 * 1024 * 1024);
-            const chunks: Buffer[] = [];
-            res.on('data', (c: Buffer) => chunks.push(c));
-            res.on('end', () => resolve(Buffer.concat(chunks)));
-            res.resume();
-          }, 300);
-        })
-          .on('error', reject)
-          .end(),
-      );
-      expect(createHash('sha256').update(received).digest('hex')).toBe(digest);
-    } finally {
-      await app.close();
-    }
+    expect(createHash('sha256').update(received).digest('hex')).toBe(digest);
     expect(whole.byteLength).toBe(0);
   });
 
   it('answers HEAD with the headers alone and frees the bytes', async () => {
     const piece = Buffer.alloc(70 * 1024, 1);
-    const app = Fastify({ logger: false });
-    app.get('/x', (_request, reply) =>
-      sendStoredContent(reply, {
-        body: piece,
-        owned: [piece],
-        contentType: 'image/jpeg',
-        size: piece.length,
-        disposition: 'inline',
-      }),
-    );
-    const base = await app.listen({ port: 0, host: '127.0.0.1' });
-    try {
-      const res = await fetch(`${base}/x`, { method: 'HEAD' });
-      expect(res.status).toBe(200);
-      expect(res.headers.get('content-length')).toBe(String(70 * 1024));
-      expect((await res.arrayBuffer()).byteLength).toBe(0);
-    } finally {
-      await app.close();
-    }
+    const res = await serving(ownedWhole(piece, 'image/jpeg'), (base) => fetch(`${base}/x`, { method: 'HEAD' }));
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-length')).toBe(String(70 * 1024));
+    expect((await res.arrayBuffer()).byteLength).toBe(0);
     expect(piece.byteLength).toBe(0);
   });
 
