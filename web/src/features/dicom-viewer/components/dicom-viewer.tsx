@@ -29,6 +29,7 @@ import { useCallback, useEffect, useRef, useState } from 'react';
 import { useAppDispatch } from '../../../lib/store';
 import { dicomApi, fetchDicomBytes, loadErrorMessage } from '../api/dicom';
 import type { CornerstoneViewer, ToolMode, ViewerState } from '../engine/cornerstone-viewer';
+import { useCineControls } from '../hooks/use-cine-controls';
 import { frameCount } from '../utils/format-metadata';
 import { DEFAULT_FPS, FPS_OPTIONS, SHORTCUT_HELP, shortcutFor } from '../utils/shortcuts';
 import {
@@ -161,14 +162,12 @@ export function DicomViewer({ imageId }: { imageId: string }) {
     const timer = window.setInterval(() => goToFrame(frameRef.current + 1), 1000 / fps);
     return () => window.clearInterval(timer);
   }, [playing, fps, frames, goToFrame]);
-  // Pause stops on the frame on screen: a tick's frame still loading would otherwise appear after it.
-  // Asking for the shown frame again makes it the viewer's target, and the viewer drops a stale load.
-  const playingRef = useRef(playing);
-  playingRef.current = playing;
-  const togglePlaying = useCallback(() => {
-    if (playingRef.current) goToFrame(frameRef.current);
-    setPlaying((p) => !p);
-  }, [goToFrame]);
+  const { togglePlaying, sliderHandlers } = useCineControls({
+    playing,
+    setPlaying,
+    shown: view?.frame ?? 0,
+    goTo: goToFrame,
+  });
 
   useEffect(() => {
     if (!rendered) return;
@@ -328,15 +327,7 @@ export function DicomViewer({ imageId }: { imageId: string }) {
           step={1}
           value={view?.frame ?? 0}
           getAriaValueText={(v) => `Frame ${v + 1} of ${frames}`}
-          onChange={(_, value) => {
-            setPlaying(false);
-            goToFrame(value as number);
-          }}
-          // A move that lands on the frame already shown (End at the last frame) changes no value, so
-          // MUI sends no onChange; it still commits, and any use of the slider ends the cine. Its value
-          // is not used: for a commit without a change MUI passes the last value the slider reported,
-          // however old, where onChange has already moved to any new one.
-          onChangeCommitted={() => setPlaying(false)}
+          {...sliderHandlers}
           disabled={disabled}
           sx={{ flex: '1 1 160px', minWidth: 140 }}
         />

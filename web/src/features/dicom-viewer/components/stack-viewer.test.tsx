@@ -92,6 +92,13 @@ class DeferredEngine extends FakeEngine {
     this.emit();
     next.drawn();
   }
+  /** As Cornerstone does with loads that finish late: only the slice asked for last is drawn. */
+  renderLatest() {
+    const moves = this.queue.splice(0);
+    this.index = moves.at(-1)!.index;
+    this.emit();
+    for (const move of moves) move.drawn();
+  }
 }
 
 /** A 12-slice CT series (instance numbers given out of order), its metadata, and the fake engine it opens in. */
@@ -245,6 +252,42 @@ describe('StackViewer (docs/product.md › Stack viewer)', () => {
       expect(screen.getByRole('button', { name: 'Play' })).toBeInTheDocument();
       await act(() => vi.advanceTimersByTimeAsync(500));
       expect(position()).toMatch(/^12 \/ 12/);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('stops the cine on the slice shown, at Pause or at a slider key that lands on it, while the next slice loads', async () => {
+    let engine: DeferredEngine | null = null;
+    serveSeries();
+    const createEngine: CreateStackEngine = async (_element, callbacks) => (engine = new DeferredEngine(callbacks));
+    renderWithProviders(<StackViewer studyUid={STUDY} seriesUid={SERIES} createEngine={createEngine} />);
+    await waitFor(() => expect(screen.getByTestId('stack-viewport')).toHaveAttribute('data-state', 'rendered'));
+    const slider = screen.getByRole('slider', { name: 'Slice' });
+    fireEvent.keyDown(window, { key: 'End' });
+    act(() => engine!.renderNext());
+    expect(position()).toMatch(/^12 \/ 12/);
+
+    vi.useFakeTimers();
+    try {
+      for (const stop of [
+        () => fireEvent.click(screen.getByRole('button', { name: 'Pause' })),
+        () => {
+          slider.focus();
+          fireEvent.keyDown(slider, { key: 'End' });
+        },
+      ]) {
+        fireEvent.click(screen.getByRole('button', { name: 'Play' }));
+        // The cine's tick asks for the first slice, which is still loading when the cine is stopped.
+        await act(() => vi.advanceTimersByTimeAsync(1000 / 15));
+        expect(engine!.asked.at(-1)).toBe(0);
+        stop();
+        expect(screen.getByRole('button', { name: 'Play' })).toBeInTheDocument();
+        // The slice on screen is asked for again, so the viewer drops the first slice's load.
+        expect(engine!.asked.at(-1)).toBe(11);
+        act(() => engine!.renderLatest());
+        expect(position()).toMatch(/^12 \/ 12/);
+      }
     } finally {
       vi.useRealTimers();
     }

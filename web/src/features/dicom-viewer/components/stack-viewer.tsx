@@ -22,6 +22,7 @@ import Typography from '@mui/material/Typography';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { ApiError } from '../../../lib/api-client';
 import { fetchSeriesInstances, fetchSeriesMetadata, frameUrl } from '../api/series';
+import { useCineControls } from '../hooks/use-cine-controls';
 import {
   type CreateStackEngine,
   type StackEngine,
@@ -293,6 +294,7 @@ export function StackViewer({
     const timer = window.setInterval(() => goTo((targetRef.current + 1) % count), 1000 / fps);
     return () => window.clearInterval(timer);
   }, [playing, fps, count, goTo]);
+  const { togglePlaying, sliderHandlers } = useCineControls({ playing, setPlaying, shown: index, goTo });
 
   useEffect(() => {
     if (!rendered) return;
@@ -331,13 +333,13 @@ export function StackViewer({
           goTo(action.to === 'first' ? 0 : count - 1);
           break;
         case 'play':
-          if (count > 1) setPlaying((p) => !p);
+          if (count > 1) togglePlaying();
           break;
       }
     };
     window.addEventListener('keydown', onKey);
     return () => window.removeEventListener('keydown', onKey);
-  }, [rendered, count, choosePreset, chooseMode, step, goTo]);
+  }, [rendered, count, choosePreset, chooseMode, step, goTo, togglePlaying]);
 
   const disabled = !rendered;
   const iconButton = (label: string, key: string, icon: React.ReactNode, onClick: () => void, pressed?: boolean) => (
@@ -503,7 +505,7 @@ export function StackViewer({
         <IconButton
           aria-label={playing ? 'Pause' : 'Play'}
           disabled={disabled || count < 2}
-          onClick={() => setPlaying((p) => !p)}
+          onClick={togglePlaying}
           color="primary"
         >
           {playing ? <PauseIcon /> : <PlayArrowIcon />}
@@ -515,15 +517,7 @@ export function StackViewer({
           step={1}
           value={index}
           getAriaValueText={(v) => `Slice ${v + 1} of ${count}`}
-          onChange={(_, value) => {
-            setPlaying(false);
-            goTo(value as number);
-          }}
-          // A move that lands on the slice already shown (End at the last slice) changes no value, so
-          // MUI sends no onChange; it still commits, and any use of the slider ends the cine. Its value
-          // is not used: for a commit without a change MUI passes the last value the slider reported,
-          // however old, where onChange has already moved to any new one.
-          onChangeCommitted={() => setPlaying(false)}
+          {...sliderHandlers}
           disabled={disabled || count < 2}
           sx={{ flex: '1 1 160px', minWidth: 140 }}
         />
