@@ -1,7 +1,8 @@
 import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
-import { freeBuffer, freeWhenSent } from './free-buffer.ts';
+import { Readable } from 'node:stream';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { freeBuffer, freeEachOnceWritten, freeWhenSent } from './free-buffer.ts';
 
 describe('freeBuffer', () => {
   it('frees a buffer owned whole at once, and leaves alone what it does not own whole', () => {
@@ -79,5 +80,92 @@ describe('freeWhenSent', () => {
     });
     await done;
     expect(pieces[0]!.byteLength).toBe(32 * 1024 * 1024);
+  });
+});
+
+describe('freeEachOnceWritten', () => {
+  let server: Server | undefined;
+  afterEach(() => new Promise<void>((done) => (server ? server.close(() => done()) : done())));
+
+  /**
+   * A server whose one answer is `body` piped into the response, as Fastify sends a stream; the
+   * buffers in `owned` are marked. Resolves with the answer's end, sent or not.
+   */
+  function serve(body: () => AsyncGenerator<Uint8Array>, owned: Uint8Array[]) {
+    let ended!: () => void;
+    const done = new Promise<void>((resolve) => (ended = resolve));
+    server = createServer((_req, res) => {
+      const own = freeEachOnceWritten(res);
+      for (const buffer of owned) own(buffer);
+      res.once('close', ended);
+      Readable.from(body(), { objectMode: false }).pipe(res);
+    });
+    return new Promise<{ port: number; done: Promise<void> }>((resolve) =>
+      server!.listen(0, '127.0.0.1', () => resolve({ port: (server!.address() as AddressInfo).port, done })),
+    );
+  }
+
+  const fetchWhole = (port: number) =>
+    new Promise<Buffer>((resolve, reject) =>
+      request({ port, host: '127.0.0.1' }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve(Buffer.concat(chunks)));
+      })
+        .on('error', reject)
+        .end(),
+    );
+
+  it('frees each marked piece once written, while the answer still streams, and leaves the others alone', async () => {
+    // A Uint8Array the stream turns into a Buffer of the same memory, and a Buffer.
+    const first = new Uint8Array(64 * 1024).fill(1);
+    const second = Buffer.alloc(40 * 1024, 2);
+    const notOwned = Buffer.alloc(8 * 1024, 3);
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const { port, done } = await serve(
+      async function* () {
+        yield first;
+        yield notOwned;
+        await gate;
+        yield second;
+      },
+      [first, second],
+    );
+    const received = fetchWhole(port);
+    // The answer is not over (it waits for the gate), yet the first piece, written, is freed.
+    await vi.waitFor(() => expect(first.byteLength).toBe(0), { timeout: 5_000 });
+    expect(second.byteLength).toBe(40 * 1024);
+    release();
+    const bytes = await received;
+    await done;
+    expect(bytes.length).toBe(112 * 1024);
+    expect(bytes.subarray(0, 64 * 1024).every((b) => b === 1)).toBe(true);
+    expect(bytes.subarray(64 * 1024, 72 * 1024).every((b) => b === 3)).toBe(true);
+    expect(bytes.subarray(72 * 1024).every((b) => b === 2)).toBe(true);
+    expect(second.byteLength).toBe(0);
+    expect(notOwned.byteLength).toBe(8 * 1024);
+  });
+
+  it('leaves a piece whose write fails (the client went away) to the collector', async () => {
+    // Larger than the socket buffers, so that its write cannot have completed when the client leaves.
+    const piece = Buffer.alloc(32 * 1024 * 1024, 4);
+    const { port, done } = await serve(
+      async function* () {
+        yield piece;
+      },
+      [piece],
+    );
+    await new Promise<void>((resolve) => {
+      const req = request({ port, host: '127.0.0.1' }, (res) =>
+        res.once('data', () => {
+          req.destroy();
+          resolve();
+        }),
+      );
+      req.on('error', () => undefined).end();
+    });
+    await done;
+    expect(piece.byteLength).toBe(32 * 1024 * 1024);
   });
 });

@@ -27,3 +27,30 @@ export function freeWhenSent(response: ServerResponse, buffers: readonly ArrayBu
     for (const buffer of buffers) freeBuffer(buffer);
   });
 }
+
+/**
+ * For an answer streamed into `response` (piped, so its writes carry no callback of ours): each buffer
+ * marked with the returned function is freed (freeBuffer) once its own write has completed, when that
+ * chunk has been handed to the kernel, not at the answer's end. A WADO-RS study answer reads its
+ * instances whole one after another; holding every piece until 'finish' would keep the study in memory.
+ * A write that fails (the client went away) leaves its buffer to the collector, as freeWhenSent does.
+ * Buffers are known by their memory, not by the view: a stream turns a Uint8Array into a Buffer.
+ */
+export function freeEachOnceWritten(response: ServerResponse): (buffer: ArrayBufferView) => void {
+  const owned = new WeakSet<ArrayBufferLike>();
+  const write = response.write;
+  type Callback = (error?: Error | null) => void;
+  response.write = function (this: ServerResponse, chunk: unknown, ...rest: unknown[]): boolean {
+    if (!ArrayBuffer.isView(chunk) || !owned.has(chunk.buffer)) return Reflect.apply(write, this, [chunk, ...rest]);
+    const callback = rest.find((arg): arg is Callback => typeof arg === 'function');
+    const encoding = typeof rest[0] === 'string' ? rest[0] : undefined;
+    return write.call(this, chunk, encoding as BufferEncoding, (error?: Error | null) => {
+      owned.delete(chunk.buffer);
+      if (!error) freeBuffer(chunk);
+      callback?.(error);
+    });
+  } as ServerResponse['write'];
+  return (buffer) => {
+    owned.add(buffer.buffer);
+  };
+}

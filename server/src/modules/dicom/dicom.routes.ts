@@ -15,6 +15,7 @@ import type { AppContext } from '../../app-context.ts';
 import { actorOf } from '../../http/auth-hooks.ts';
 import { storedContentHeaders } from '../../http/content-headers.ts';
 import { ok } from '../../http/envelope.ts';
+import { freeEachOnceWritten } from '../../storage/free-buffer.ts';
 import { type ErrorStatus, routeDocs } from '../../http/route-schema.ts';
 import { type Part, renderOptionsOf } from './wado.ts';
 
@@ -57,6 +58,8 @@ function sendMultipart(reply: FastifyReply, type: string, parts: Part[]) {
   const sizes = parts.map(sizeOf);
   const known = sizes.every((n): n is number => n !== null);
   const opened: Readable[] = [];
+  // A stored instance read whole is this answer's own plaintext: freed as soon as it is written.
+  const freeOnceWritten = freeEachOnceWritten(reply.raw);
   // Read-ahead: the parts after the one being sent are opened (a small stored instance: read,
   // decrypted and checked whole) up to READ_AHEAD_PARTS and READ_AHEAD_BYTES of known sizes, so that
   // the disk and the decryption of the next ones overlap the sending of this one instead of waiting
@@ -107,6 +110,7 @@ function sendMultipart(reply: FastifyReply, type: string, parts: Part[]) {
           const content = await opening;
           if (content instanceof Uint8Array || Array.isArray(content)) {
             const pieces = content instanceof Uint8Array ? [content] : content;
+            if (Array.isArray(content)) for (const piece of content) freeOnceWritten(piece);
             yield head(
               part,
               pieces.reduce((n, piece) => n + piece.length, 0),

@@ -36,7 +36,9 @@ import type { StoredDicom } from './stored-dicom.ts';
  * One body part of a multipart answer: bytes in hand (views, never copied again), a stream of known
  * size, or a stored object opened (read whole as pieces, streamed, or transcoded) only when the
  * answer reaches it or the few parts before it (the route's read-ahead, bounded in bytes), so that
- * a study's files are never all open, or all in memory, at once.
+ * a study's files are never all open, or all in memory, at once. Pieces opened as an array are the
+ * read's own plaintext, which the route frees as each is written:
+ * docs/decisions.md › Memory of a server under load and at rest.
  */
 export type Part = { contentType: string } & (
   | { bytes: Uint8Array }
