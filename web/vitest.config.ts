@@ -5,14 +5,15 @@ import viteConfig from './vite.config.ts';
 const TEST_FILES = 'src/**/*.test.{ts,tsx}';
 
 /**
- * Files run each in their own module graph: those with fake timers, and those that load modules
- * afresh (`vi.resetModules`, as lib/store.test.ts does to create the store at start-up again). The
+ * Files run each in their own module graph: those with fake timers, those that load modules afresh
+ * (`vi.resetModules`, as lib/store.test.ts does to create the store at start-up again), and those that
+ * mock a module (`vi.mock`: in a shared graph a module loaded by an earlier file keeps the real one). The
  * app's one store (src/lib/store.ts) batches notifications with a timer; a fake timer uninstalled
  * before it fired leaves the store never notifying again; a reset graph gives later files another
  * store and MSW server. With a shared graph every later file would inherit either.
  */
-const fakeTimerFiles = globSync(TEST_FILES, { cwd: import.meta.dirname }).filter((file) =>
-  /useFakeTimers|resetModules/.test(readFileSync(new URL(file, import.meta.url), 'utf8')),
+const ownGraphFiles = globSync(TEST_FILES, { cwd: import.meta.dirname }).filter((file) =>
+  /useFakeTimers|resetModules|vi\.mock\(/.test(readFileSync(new URL(file, import.meta.url), 'utf8')),
 );
 
 export default mergeConfig(
@@ -36,7 +37,7 @@ export default mergeConfig(
           test: {
             name: 'web',
             include: [TEST_FILES],
-            exclude: fakeTimerFiles,
+            exclude: ownGraphFiles,
             // A worker runs its files one after another in one module graph and one jsdom instead of
             // importing React, MUI and the app again for each (166 → 46–61 s of CPU): the files that mock
             // or reload a module run in the other project, and src/testing/setup-tests.ts empties the store, the MSW server's answers and
@@ -44,7 +45,7 @@ export default mergeConfig(
             isolate: false,
           },
         },
-        { extends: true, test: { name: 'web-fake-timers', include: fakeTimerFiles } },
+        { extends: true, test: { name: 'web-fake-timers', include: ownGraphFiles } },
       ],
     },
   }),

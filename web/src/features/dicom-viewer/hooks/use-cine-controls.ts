@@ -26,6 +26,8 @@ export function useCineControls({ playing, setPlaying, shown, goTo }: CineState)
 
   const togglePlaying = useCallback(() => {
     if (playingRef.current) goTo(shownRef.current);
+    // A drag that ended without a commit (a cancelled touch) must not count against the next use.
+    else sliderMovedRef.current = false;
     setPlaying((p) => !p);
   }, [goTo, setPlaying]);
 
