@@ -34,7 +34,8 @@ export function freeWhenSent(response: ServerResponse, buffers: readonly ArrayBu
  * chunk has been handed to the kernel, not at the answer's end. A WADO-RS study answer reads its
  * instances whole one after another; holding every piece until 'finish' would keep the study in memory.
  * A write that fails (the client went away) leaves its buffer to the collector, as freeWhenSent does.
- * Buffers are known by their memory, not by the view: a stream turns a Uint8Array into a Buffer.
+ * Buffers are known by their memory, not by the view: a stream turns a Uint8Array into a Buffer. A
+ * marked buffer must be written once: its memory is gone after its first write completes.
  */
 export function freeEachOnceWritten(response: ServerResponse): (buffer: ArrayBufferView) => void {
   const owned = new WeakSet<ArrayBufferLike>();

@@ -58,7 +58,7 @@ function sendMultipart(reply: FastifyReply, type: string, parts: Part[]) {
   const sizes = parts.map(sizeOf);
   const known = sizes.every((n): n is number => n !== null);
   const opened: Readable[] = [];
-  // A stored instance read whole is this answer's own plaintext: freed as soon as it is written.
+  // A stored instance read whole, and a worker's answer, are this answer's own: freed once written.
   const freeOnceWritten = freeEachOnceWritten(reply.raw);
   // Read-ahead: the parts after the one being sent are opened (a small stored instance: read,
   // decrypted and checked whole) up to READ_AHEAD_PARTS and READ_AHEAD_BYTES of known sizes, so that
@@ -94,6 +94,7 @@ function sendMultipart(reply: FastifyReply, type: string, parts: Part[]) {
     try {
       for (const [i, part] of parts.entries()) {
         if ('bytes' in part) {
+          if (part.owned) freeOnceWritten(part.bytes);
           yield head(part, part.bytes.length);
           yield part.bytes;
         } else if ('stream' in part) {
@@ -110,7 +111,7 @@ function sendMultipart(reply: FastifyReply, type: string, parts: Part[]) {
           const content = await opening;
           if (content instanceof Uint8Array || Array.isArray(content)) {
             const pieces = content instanceof Uint8Array ? [content] : content;
-            if (Array.isArray(content)) for (const piece of content) freeOnceWritten(piece);
+            for (const piece of pieces) freeOnceWritten(piece);
             yield head(
               part,
               pieces.reduce((n, piece) => n + piece.length, 0),

@@ -5,7 +5,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import sharp from 'sharp';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type SignedIn, type TestApp, createTestApp, newUser } from '../../../test/harness.ts';
 import { codeIn } from '../../../test/smtp.ts';
 import { bytesOf, fixture, uploadFile } from '../images/images.test-helpers.ts';
@@ -416,6 +416,36 @@ describe('transfer-syntax negotiation', () => {
         )
       ).statusCode,
     ).toBe(406);
+  });
+});
+
+describe('a frames answer once written', () => {
+  it("frees the worker's buffer of a single frame, and leaves the views of a frame list to the collector", async () => {
+    // freeBuffer hands memory back with ArrayBuffer#transfer(0): what it frees is seen here.
+    const freed: number[] = [];
+    const transfer = ArrayBuffer.prototype.transfer;
+    vi.spyOn(ArrayBuffer.prototype, 'transfer').mockImplementation(function (this: ArrayBuffer, length?: number) {
+      if (length === 0) freed.push(this.byteLength);
+      return transfer.call(this, length);
+    });
+    try {
+      const octets = 'multipart/related; type="application/octet-stream"';
+      const one = await get(`${instanceUrl('x1')}/frames/1`, doc.token, octets);
+      expect(one.statusCode, one.body).toBe(200);
+      expect(multipartParts(one)[0]!.data.length).toBe(128 * 128 * 2);
+      await vi.waitFor(() => expect(freed).toContain(128 * 128 * 2));
+
+      freed.length = 0;
+      const two = await get(`${instanceUrl('jpeg')}/frames/1,2`, doc.token, octets);
+      const frames = multipartParts(two);
+      expect(frames.map((f) => f.data.length)).toEqual([512 * 512 * 2, 512 * 512 * 2]);
+      // Each frame intact, the second not the first's memory reused.
+      expect(frames[0]!.data.equals(frames[1]!.data)).toBe(false);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(freed.filter((bytes) => bytes >= 512 * 512 * 2)).toEqual([]);
+    } finally {
+      vi.restoreAllMocks();
+    }
   });
 });
 

@@ -36,12 +36,13 @@ import type { StoredDicom } from './stored-dicom.ts';
  * One body part of a multipart answer: bytes in hand (views, never copied again), a stream of known
  * size, or a stored object opened (read whole as pieces, streamed, or transcoded) only when the
  * answer reaches it or the few parts before it (the route's read-ahead, bounded in bytes), so that
- * a study's files are never all open, or all in memory, at once. Pieces opened as an array are the
- * read's own plaintext, which the route frees as each is written:
- * docs/decisions.md › Memory of a server under load and at rest.
+ * a study's files are never all open, or all in memory, at once. What an opening gives in bytes (a
+ * read's plaintext pieces, a transcoded object), and bytes in hand marked `owned` (a worker's answer),
+ * are the answer's alone: the route frees each once written, if it is its whole buffer
+ * (docs/decisions.md › Memory of a server under load and at rest).
  */
 export type Part = { contentType: string } & (
-  | { bytes: Uint8Array }
+  | { bytes: Uint8Array; owned?: boolean }
   | { stream: Readable; size: number }
   | { open: () => Promise<Readable | Uint8Array | Uint8Array[]>; size: number | null }
 );
@@ -210,7 +211,7 @@ export function createWado({ engine, audit, stored, access }: Deps) {
             size: row.size_bytes,
           };
         const contentType = `application/dicom; transfer-syntax=${TransferSyntax.explicitLE}`;
-        if (i === 0 && first) return { contentType, bytes: first };
+        if (i === 0 && first) return { contentType, bytes: first, owned: true };
         return { contentType, open: () => transcode(row, stored), size: null };
       });
     },
@@ -267,7 +268,9 @@ export function createWado({ engine, audit, stored, access }: Deps) {
         ip: actor.ip,
         reason: `frames=${numbers.length}${choice.decode ? ' decoded' : ''}`,
       });
-      return result.frames.map((bytes) => ({ contentType: choice.partType, bytes }));
+      // The worker's buffer is this answer's own: a single frame (its whole buffer, as a viewer asks
+      // for one slice at a time) is freed once written; views of a longer list are left to the collector.
+      return result.frames.map((bytes) => ({ contentType: choice.partType, bytes, owned: true }));
     },
 
     /**
