@@ -4,6 +4,30 @@ import { Readable } from 'node:stream';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { freeBuffer, freeEachOnceWritten, freeWhenSent } from './free-buffer.ts';
 
+/** The whole answer of a GET to the test server. */
+const fetchWhole = (port: number) =>
+  new Promise<Buffer>((resolve, reject) =>
+    request({ port, host: '127.0.0.1' }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve(Buffer.concat(chunks)));
+    })
+      .on('error', reject)
+      .end(),
+  );
+
+/** A client that goes away as soon as the first bytes of the answer reach it. */
+const leaveAfterFirstBytes = (port: number) =>
+  new Promise<void>((resolve) => {
+    const req = request({ port, host: '127.0.0.1' }, (res) =>
+      res.once('data', () => {
+        req.destroy();
+        resolve();
+      }),
+    );
+    req.on('error', () => undefined).end();
+  });
+
 describe('freeBuffer', () => {
   it('frees a buffer owned whole at once, and leaves alone what it does not own whole', () => {
     const moved = new Uint8Array(new ArrayBuffer(4096)).fill(1);
@@ -49,15 +73,7 @@ describe('freeWhenSent', () => {
   it('frees the pieces once the answer has sent every byte of them, which the client receives intact', async () => {
     const pieces = [Buffer.alloc(64 * 1024, 1), Buffer.alloc(40 * 1024, 2)];
     const { port, done } = await serve(pieces);
-    const received = await new Promise<Buffer>((resolve, reject) =>
-      request({ port, host: '127.0.0.1' }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve(Buffer.concat(chunks)));
-      })
-        .on('error', reject)
-        .end(),
-    );
+    const received = await fetchWhole(port);
     await done;
     expect(received.length).toBe(104 * 1024);
     expect(received.subarray(0, 64 * 1024).every((b) => b === 1)).toBe(true);
@@ -69,15 +85,7 @@ describe('freeWhenSent', () => {
     // Larger than the socket buffers, so that the answer cannot have been written whole when the client leaves.
     const pieces = [Buffer.alloc(32 * 1024 * 1024, 3)];
     const { port, done } = await serve(pieces);
-    await new Promise<void>((resolve) => {
-      const req = request({ port, host: '127.0.0.1' }, (res) =>
-        res.once('data', () => {
-          req.destroy();
-          resolve();
-        }),
-      );
-      req.on('error', () => undefined).end();
-    });
+    await leaveAfterFirstBytes(port);
     await done;
     expect(pieces[0]!.byteLength).toBe(32 * 1024 * 1024);
   });
@@ -104,17 +112,6 @@ describe('freeEachOnceWritten', () => {
       server!.listen(0, '127.0.0.1', () => resolve({ port: (server!.address() as AddressInfo).port, done })),
     );
   }
-
-  const fetchWhole = (port: number) =>
-    new Promise<Buffer>((resolve, reject) =>
-      request({ port, host: '127.0.0.1' }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve(Buffer.concat(chunks)));
-      })
-        .on('error', reject)
-        .end(),
-    );
 
   it('frees each marked piece once written, while the answer still streams, and leaves the others alone', async () => {
     // A Uint8Array the stream turns into a Buffer of the same memory, and a Buffer.
@@ -156,15 +153,7 @@ describe('freeEachOnceWritten', () => {
       },
       [piece],
     );
-    await new Promise<void>((resolve) => {
-      const req = request({ port, host: '127.0.0.1' }, (res) =>
-        res.once('data', () => {
-          req.destroy();
-          resolve();
-        }),
-      );
-      req.on('error', () => undefined).end();
-    });
+    await leaveAfterFirstBytes(port);
     await done;
     expect(piece.byteLength).toBe(32 * 1024 * 1024);
   });
