@@ -120,11 +120,11 @@ export async function stopTrees(trees: Tree<unknown>[]): Promise<void> {
   for (const { s } of trees) s.agent.destroy();
 }
 
-/** Rates whole (reads/s), MB/s to a tenth, peak RSS whole, CPU milliseconds to the microsecond. */
+/** Digits a figure is printed with: rates and MiB whole, MB/s to a tenth, CPU milliseconds to the microsecond. */
+const digitsOf = (key: string) => (key === 'MB/s' ? 1 : key.endsWith('/s') || key.includes('MiB') ? 0 : 3);
+
 function format(row: Record<string, number>): string {
   return Object.entries(row)
-    .map(
-      ([k, v]) => `${k} ${v.toFixed(k.endsWith('/s') && k !== 'MB/s' ? 0 : k === 'MB/s' ? 1 : /MiB/.test(k) ? 0 : 3)}`,
-    )
+    .map(([k, v]) => `${k} ${v.toFixed(digitsOf(k))}`)
     .join(', ');
 }
