@@ -8,6 +8,7 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type SignedIn, type TestApp, createTestApp, newUser } from '../../../test/harness.ts';
 import { codeIn } from '../../../test/smtp.ts';
+import { watchFreedSizes } from '../../storage/free-buffer.test-helpers.ts';
 import { bytesOf, fixture, uploadFile } from '../images/images.test-helpers.ts';
 import { NO_DCMTK, hasDcmtk } from './dicom-test-helpers.ts';
 import { QidoWarnings } from './dicomweb-limits.ts';
@@ -421,13 +422,7 @@ describe('transfer-syntax negotiation', () => {
 
 describe('a frames answer once written', () => {
   it("frees the worker's buffer of a single frame, and leaves the views of a frame list to the collector", async () => {
-    // freeBuffer hands memory back with ArrayBuffer#transfer(0): what it frees is seen here.
-    const freed: number[] = [];
-    const transfer = ArrayBuffer.prototype.transfer;
-    vi.spyOn(ArrayBuffer.prototype, 'transfer').mockImplementation(function (this: ArrayBuffer, length?: number) {
-      if (length === 0) freed.push(this.byteLength);
-      return transfer.call(this, length);
-    });
+    const freed = watchFreedSizes();
     try {
       const octets = 'multipart/related; type="application/octet-stream"';
       const one = await get(`${instanceUrl('x1')}/frames/1`, doc.token, octets);

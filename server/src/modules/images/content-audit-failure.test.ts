@@ -1,15 +1,12 @@
 import { sql } from 'kysely';
 import { describe, expect, it, vi } from 'vitest';
 import { createTestApp, newUser } from '../../../test/harness.ts';
+import { watchFreedSizes } from '../../storage/free-buffer.test-helpers.ts';
 import { bytesOf, fixture, uploadFile } from './images.test-helpers.ts';
 
 describe('a content read whose audit row cannot be written', () => {
   it('sends none of the image and frees its decrypted bytes at once', async () => {
     const t = await createTestApp();
-    // freeBuffer hands memory back with ArrayBuffer#transfer(0): the sizes it frees are seen here
-    // (a spy on the built-in, since test files share their modules and a module mock may come too late).
-    const freed: number[] = [];
-    const transfer = ArrayBuffer.prototype.transfer;
     try {
       const provider = await newUser(t, 'healthProvider');
       const photo = fixture('other/photo_chelsea_cat.png'); // 240 KB: four pieces of 64 KiB or less
@@ -19,10 +16,7 @@ describe('a content read whose audit row cannot be written', () => {
       await t.app.ctx.services.images.idle(); // its thumbnail made, so that only the read frees anything
       // The audit chain's head is gone: every append fails (audit.test.ts › audit head row missing).
       await sql`DELETE FROM audit_head`.execute(t.app.ctx.database.db);
-      vi.spyOn(ArrayBuffer.prototype, 'transfer').mockImplementation(function (this: ArrayBuffer, length?: number) {
-        if (length === 0) freed.push(this.byteLength);
-        return transfer.call(this, length);
-      });
+      const freed = watchFreedSizes();
 
       const res = await t.request({ method: 'GET', url: `/api/images/${id}/content`, token: provider.token });
       expect(res.statusCode).toBe(500);
