@@ -51,6 +51,12 @@ export type ContentSource = Pick<
   | 'thumb_sha256'
 >;
 
+/** What making a thumbnail needs of its row: whether it still waits for one, and the object to read. */
+export type ThumbnailSource = Pick<
+  ImageRow,
+  'id' | 'uploader_id' | 'content_type' | 'storage_key' | 'wrapped_key' | 'key_id' | 'sha256' | 'size_bytes' | 'thumbnail_status'
+>;
+
 /** One row of a list page: an own image (share_id null) or an image that reached the viewer through a share. */
 export interface ListEntry {
   image_id: string;
@@ -75,9 +81,16 @@ export function createImagesRepository(db: Db) {
         'pt.lastname as patient_lastname',
       ]);
 
-  /** Migration 0014's index answers it (the sop UID and uploader, oldest first) in one descent. */
+  /**
+   * Migration 0014's index answers it (the sop UID and uploader, oldest first) in one descent. Only the
+   * id: asked for every DICOM instance uploaded and nearly always empty, and PostgreSQL describes a
+   * prepared statement's columns on every run whether rows come or not:
+   * docs/decisions.md › Narrow rows on the ingest's path.
+   */
   const duplicateInstanceQuery = (uploaderId: string, patientId: string | null, sopInstanceUid: string) =>
-    imagesWithPeople()
+    db
+      .selectFrom('images')
+      .select('images.id')
       .where('images.dicom_sop_instance_uid', '=', sopInstanceUid)
       .where('images.uploader_id', '=', uploaderId)
       .where((eb) =>
@@ -98,6 +111,26 @@ export function createImagesRepository(db: Db) {
   );
   const duplicateForPatient = compiledQuery(db, (uploaderId: string, patientId: string, sopInstanceUid: string) =>
     duplicateInstanceQuery(uploaderId, patientId, sopInstanceUid),
+  );
+
+  // Every thumbnail made reads it: the columns the thumbnailer uses, no people; compiled once.
+  const thumbnailSourceById = compiledQuery(db, (id: string) =>
+    db
+      .selectFrom('images')
+      .select([
+        'id',
+        'uploader_id',
+        'content_type',
+        'storage_key',
+        'wrapped_key',
+        'key_id',
+        'sha256',
+        'size_bytes',
+        'thumbnail_status',
+      ])
+      .where('id', '=', id)
+      .where('deleted_at', 'is', null)
+      .modifyEnd(PREPARED),
   );
 
   /**
@@ -200,7 +233,8 @@ export function createImagesRepository(db: Db) {
     /**
      * The live image this uploader already stored for this patient (or for no patient) with this
      * SOP Instance UID, if any: the duplicate rule of `docs/product.md` › Upload. De-identified
-     * copies are not uploads and are never matched.
+     * copies are not uploads and are never matched. Its id first, its whole row only when there is
+     * one (an image deleted in between is no duplicate).
      */
     findDuplicateInstance: (
       uploaderId: string,
@@ -210,13 +244,17 @@ export function createImagesRepository(db: Db) {
       (patientId === null
         ? duplicateForNoPatient(uploaderId, sopInstanceUid)
         : duplicateForPatient(uploaderId, patientId, sopInstanceUid)
-      ).then((rows) => rows[0]),
+      ).then(([found]) => found && liveById(found.id).then((rows) => rows[0])),
 
     /** findDuplicateInstance's query, unexecuted (its plan is held to the index made for it: duplicate-plan.test.ts). */
     duplicateInstanceQuery,
 
     /** A live (not deleted) image with the names of its uploader and patient. */
     getLive: (id: string): Promise<ImageWithPeople | undefined> => liveById(id).then((rows) => rows[0]),
+
+    /** A live image's row as the thumbnailer reads it. */
+    getThumbnailSource: (id: string): Promise<ThumbnailSource | undefined> =>
+      thumbnailSourceById(id).then((rows) => rows[0]),
 
     /**
      * A live image with its people, and the life of the viewer's share of it if there is one (at

@@ -73,7 +73,7 @@ describe('the thumbnailer', () => {
       size_bytes: 10,
     };
     const repo = {
-      getLive: async () => row,
+      getThumbnailSource: async () => row,
       setThumbnail: async (_id: string, thumb: unknown) => ((recorded = thumb), true),
       setThumbnailStatus: async () => undefined,
     } as unknown as ImagesRepository;

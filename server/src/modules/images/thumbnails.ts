@@ -97,7 +97,7 @@ export function createThumbnailer({
   let running: Promise<void> | null = null;
 
   async function make(id: string): Promise<void> {
-    const image = await repo.getLive(id);
+    const image = await repo.getThumbnailSource(id);
     if (!image || image.thumbnail_status !== 'pending') return;
     try {
       // One buffer of the object's size (no chunks plus a joined copy); for DICOM, read when a worker is free.
