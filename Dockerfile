@@ -76,4 +76,4 @@ HEALTHCHECK --interval=30s --timeout=5s --start-period=60s --retries=3 \
 STOPSIGNAL SIGTERM
 # V8 flags and the allocator setting: server/src/node-flags.ts (a test keeps these copies in step).
 ENV GLIBC_TUNABLES=glibc.malloc.arena_max=2
-CMD ["node", "--max-semi-space-size=4", "--wasm-num-compilation-tasks=1", "server/src/main.ts"]
+CMD ["node", "--max-semi-space-size=4", "--wasm-num-compilation-tasks=1", "--heap-growing-percent=50", "server/src/main.ts"]

@@ -61,7 +61,7 @@ export default defineConfig({
   ],
   webServer: Array.from({ length: E2E_WORKERS }, (_, index) => serverOf(index)).map((server) => ({
     // The server's V8 flags and allocator setting (server/src/node-flags.ts; a test keeps this copy in step).
-    command: `rm -rf ${server.dataDir} && GLIBC_TUNABLES=glibc.malloc.arena_max=2 node --max-semi-space-size=4 --wasm-num-compilation-tasks=1 ../server/src/main.ts`,
+    command: `rm -rf ${server.dataDir} && GLIBC_TUNABLES=glibc.malloc.arena_max=2 node --max-semi-space-size=4 --wasm-num-compilation-tasks=1 --heap-growing-percent=50 ../server/src/main.ts`,
     url: `${server.baseUrl}/api/ready`,
     reuseExistingServer: false,
     timeout: 120_000,

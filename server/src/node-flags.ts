@@ -13,8 +13,16 @@
  * - `--wasm-num-compilation-tasks=1`: V8 optimises hot WebAssembly functions (PGlite's PostgreSQL, the
  *   DICOM codecs) in the background, and each concurrent task's compile memory stays in its thread's
  *   malloc arena after it is freed; one task: an idle PGlite node 20–45 MiB smaller.
+ * - `--heap-growing-percent=50`: after a full collection V8 lets an isolate's old generation grow to
+ *   about 2.2–2.5 times what survived before the next; under load the main thread's ~45 MB of live
+ *   objects reached ~110 MB. 1.5 times: the peak 30 MiB lower, steady from run to run, for a full
+ *   collection every few seconds under load instead of every ten.
  */
-export const SERVER_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=4', '--wasm-num-compilation-tasks=1'];
+export const SERVER_NODE_FLAGS: readonly string[] = [
+  '--max-semi-space-size=4',
+  '--wasm-num-compilation-tasks=1',
+  '--heap-growing-percent=50',
+];
 
 /**
  * What the server's environment must hold as it starts: glibc reads its tunables before Node runs, so

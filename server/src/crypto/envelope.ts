@@ -196,7 +196,8 @@ export async function* encryptChunks(
   MAGIC.copy(header, 0);
   header.writeUInt32BE(chunkSize, 4);
   randomBytes(7).copy(header, 8);
-  yield header;
+  // A copy: every buffer yielded is the consumer's to keep or free (the header goes on into each chunk's AAD).
+  yield Buffer.from(header);
   let index = 0;
   const pending = new Pieces();
   for await (const piece of source) {

@@ -4,6 +4,7 @@ import { type FileHandle, mkdir, open, readdir, rename, rm, stat, unlink } from 
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { errorCode } from '../errors.ts';
+import { freeBuffer } from './free-buffer.ts';
 import { type BlobInfo, type BlobStorage, BlobNotFoundError, assertBlobKey } from './storage.ts';
 
 const TMP = '.tmp';
@@ -16,9 +17,12 @@ const READ_MAX = 256 * 1024;
 async function writeAll(handle: FileHandle, parts: Buffer[], total: number): Promise<void> {
   if (!total) return;
   const { bytesWritten } = await handle.writev(parts);
-  if (bytesWritten === total) return;
-  let rest = Buffer.concat(parts).subarray(bytesWritten);
-  while (rest.length) rest = rest.subarray((await handle.write(rest)).bytesWritten);
+  if (bytesWritten !== total) {
+    let rest = Buffer.concat(parts).subarray(bytesWritten);
+    while (rest.length) rest = rest.subarray((await handle.write(rest)).bytesWritten);
+  }
+  // Written: the kernel has its own copy. Freed now rather than at the next full collection.
+  for (const part of parts) freeBuffer(part);
 }
 
 /**

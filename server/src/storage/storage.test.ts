@@ -180,6 +180,24 @@ describe('digests known to the store (docs/decisions.md › Plaintext digests kn
 });
 
 describe('fs blob storage', () => {
+  it('frees each piece it owned once written (the kernel has its copy), and the object reads back', async () => {
+    const storage = createFsStorage(join(tempDir(), 'blobs'));
+    // Pieces of ~700 KiB, each owning its memory: two write batches.
+    const pieces = [0, 1, 2].map(() => randomBytes(700 * 1024));
+    const copy = Buffer.concat(pieces);
+    const shared = randomBytes(64 * 1024);
+    const view = shared.subarray(1024, 2048);
+    expect(await storage.put('freed-pieces-1', Readable.from([...pieces, view]))).toEqual({
+      bytes: copy.length + 1024,
+    });
+    expect(pieces.map((p) => p.byteLength)).toEqual([0, 0, 0]);
+    // A view of a larger buffer is not the driver's to free.
+    expect([shared.byteLength, view.byteLength]).toEqual([64 * 1024, 1024]);
+    const back = Buffer.concat(await (await storage.get('freed-pieces-1')).toArray());
+    expect(back.equals(Buffer.concat([copy, shared.subarray(1024, 2048)]))).toBe(true);
+    storage.close();
+  });
+
   it('stores again after a shard directory it keeps open was removed behind its back', async () => {
     const root = join(tempDir(), 'blobs');
     const storage = createFsStorage(root);
@@ -194,7 +212,7 @@ describe('fs blob storage', () => {
   it('reads an object of the expected size in one piece, and whole whatever the size hint says', async () => {
     const storage = createFsStorage(join(tempDir(), 'blobs'));
     const body = randomBytes(150_000);
-    await storage.put('sized-read-1', Readable.from([body]));
+    await storage.put('sized-read-1', Readable.from([Buffer.from(body)])); // a copy: put frees what it wrote
     const exact = await (await storage.get('sized-read-1', body.length)).toArray();
     expect(exact.map((c: Buffer) => c.length)).toEqual([body.length]);
     // A wrong hint (a tampered or truncated file, another chunk size) changes how it is read, never what.
@@ -208,7 +226,7 @@ describe('fs blob storage', () => {
   it('reads whole in one read when the object has the expected length, and a shorter one to its end', async () => {
     const storage = createFsStorage(join(tempDir(), 'blobs'));
     const body = randomBytes(150_000);
-    await storage.put('whole-fs-2', Readable.from([body]));
+    await storage.put('whole-fs-2', Readable.from([Buffer.from(body)])); // a copy: put frees what it wrote
     const reads = vi.spyOn(fs, 'read');
     try {
       expect((await storage.getWhole!('whole-fs-2', body.length)).equals(body)).toBe(true);
@@ -227,7 +245,7 @@ describe('fs blob storage', () => {
   it('reads whole: a missing object or a bad key rejects, a longer one shows its extra byte, no descriptor stays open', async () => {
     const storage = createFsStorage(join(tempDir(), 'blobs'));
     const body = randomBytes(70_000);
-    await storage.put('whole-fs-1', Readable.from([body]));
+    await storage.put('whole-fs-1', Readable.from([Buffer.from(body)])); // a copy: put frees what it wrote
     const openFds = () => readdirSync('/proc/self/fd').length;
     const before = openFds();
     const into = Buffer.alloc(200_000);

@@ -18,7 +18,9 @@ export interface BlobStorage {
   readonly kind: 'fs' | 's3';
   /**
    * Consumes `body` and resolves once the object is durable under `key`. On any error (including
-   * one raised by `body` itself) nothing is left under `key` and the error is rethrown as is.
+   * one raised by `body` itself) nothing is left under `key` and the error is rethrown as is. The
+   * buffers `body` yields become the driver's: the fs driver frees each it owns whole once written
+   * (storage/free-buffer.ts), so a source must not yield a buffer it goes on using.
    */
   put(key: string, body: Readable): Promise<{ bytes: number }>;
   /**
