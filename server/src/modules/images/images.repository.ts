@@ -54,7 +54,15 @@ export type ContentSource = Pick<
 /** What making a thumbnail needs of its row: whether it still waits for one, and the object to read. */
 export type ThumbnailSource = Pick<
   ImageRow,
-  'id' | 'uploader_id' | 'content_type' | 'storage_key' | 'wrapped_key' | 'key_id' | 'sha256' | 'size_bytes' | 'thumbnail_status'
+  | 'id'
+  | 'uploader_id'
+  | 'content_type'
+  | 'storage_key'
+  | 'wrapped_key'
+  | 'key_id'
+  | 'sha256'
+  | 'size_bytes'
+  | 'thumbnail_status'
 >;
 
 /** One row of a list page: an own image (share_id null) or an image that reached the viewer through a share. */
