@@ -51,19 +51,24 @@ export type ContentSource = Pick<
   | 'thumb_sha256'
 >;
 
+/** An image's stored object as a read of it needs it: who uploaded it, its blob, key and digest, its thumbnail's state. */
+const STORED_OBJECT_COLUMNS = [
+  'images.id',
+  'images.uploader_id',
+  'images.content_type',
+  'images.storage_key',
+  'images.wrapped_key',
+  'images.key_id',
+  'images.sha256',
+  'images.size_bytes',
+  'images.thumbnail_status',
+] as const;
+
+/** A column's name without its table: `images.id` → `id`. */
+type ColumnOf<Selection> = Selection extends `images.${infer Column}` ? Column : never;
+
 /** What making a thumbnail needs of its row: whether it still waits for one, and the object to read. */
-export type ThumbnailSource = Pick<
-  ImageRow,
-  | 'id'
-  | 'uploader_id'
-  | 'content_type'
-  | 'storage_key'
-  | 'wrapped_key'
-  | 'key_id'
-  | 'sha256'
-  | 'size_bytes'
-  | 'thumbnail_status'
->;
+export type ThumbnailSource = Pick<ImageRow, ColumnOf<(typeof STORED_OBJECT_COLUMNS)[number]> & keyof ImageRow>;
 
 /** One row of a list page: an own image (share_id null) or an image that reached the viewer through a share. */
 export interface ListEntry {
@@ -125,19 +130,9 @@ export function createImagesRepository(db: Db) {
   const thumbnailSourceById = compiledQuery(db, (id: string) =>
     db
       .selectFrom('images')
-      .select([
-        'id',
-        'uploader_id',
-        'content_type',
-        'storage_key',
-        'wrapped_key',
-        'key_id',
-        'sha256',
-        'size_bytes',
-        'thumbnail_status',
-      ])
-      .where('id', '=', id)
-      .where('deleted_at', 'is', null)
+      .select(STORED_OBJECT_COLUMNS)
+      .where('images.id', '=', id)
+      .where('images.deleted_at', 'is', null)
       .modifyEnd(PREPARED),
   );
 
@@ -150,16 +145,8 @@ export function createImagesRepository(db: Db) {
       .selectFrom('images')
       .leftJoin('shares as vs', (j) => j.onRef('vs.image_id', '=', 'images.id').on('vs.created_for', '=', viewerId))
       .select([
-        'images.id',
-        'images.uploader_id',
-        'images.content_type',
+        ...STORED_OBJECT_COLUMNS,
         'images.original_name',
-        'images.storage_key',
-        'images.wrapped_key',
-        'images.key_id',
-        'images.sha256',
-        'images.size_bytes',
-        'images.thumbnail_status',
         'images.thumb_storage_key',
         'images.thumb_wrapped_key',
         'images.thumb_key_id',
