@@ -2,6 +2,7 @@ import { ApiPaths } from '@medshare/contracts/paths';
 import type { Image, Pagination, RoleName } from '@medshare/contracts';
 import type { ApiResult } from '../../../lib/api-client';
 import { apiSlice } from '../../../lib/api-slice';
+import { createOpeningRead } from './opening-read';
 
 /**
  * `docs/product.md` › Roles and what each sees: providers load their list, patients theirs, every other role
@@ -24,22 +25,8 @@ export const firstImagePage = (role: RoleName | undefined): ImageListArgs => ({
   limit: IMAGES_PAGE_SIZE,
 });
 
-/** Page 1's read started before the page first mounted (prefetch-view-images.ts), not yet taken by the page. */
-let prefetched: ImageListArgs | null = null;
-
-export function notePrefetchedFirstPage(args: ImageListArgs): void {
-  prefetched = args;
-}
-
-/** Whether page 1's read for `role` was started ahead of the page and not yet taken (a pure read). */
-export function hasPrefetchedFirstPage(role: RoleName | undefined): boolean {
-  return prefetched !== null && prefetched.role === role;
-}
-
-/** The page has mounted with that read: later mounts read the list again. */
-export function takePrefetchedFirstPage(): void {
-  prefetched = null;
-}
+/** Page 1's read started before the page first mounted, by the role it was for. */
+export const imageListOpening = createOpeningRead<RoleName | undefined>();
 
 export type ImagePage = { images: Image[]; pagination: Pagination | null };
 

@@ -3,8 +3,17 @@ import { StudyPaths } from '@medshare/contracts/paths';
 import type { ApiResult } from '../../../lib/api-client';
 import { apiSlice } from '../../../lib/api-slice';
 import { IMAGE_LIST_TAG } from './list-images';
+import { createOpeningRead } from './opening-read';
 
 export type StudyListArgs = { page: number; limit: number };
+
+export const STUDIES_PAGE_SIZE = 10;
+
+/** Page 1 as the page asks for it: a read started before the page mounted must use the same key. */
+export const FIRST_STUDY_PAGE: StudyListArgs = { page: 1, limit: STUDIES_PAGE_SIZE };
+
+/** Page 1's read started before the page first mounted, by the viewer it was for. */
+export const studyListOpening = createOpeningRead<string | undefined>();
 export type StudyPage = { studies: StudySummary[]; pagination: Pagination | null };
 
 /** The tag every write that adds, removes or changes a study (or its access) invalidates. */

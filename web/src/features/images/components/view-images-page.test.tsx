@@ -7,9 +7,10 @@ import { store } from '../../../lib/store';
 import { api, externalShares, ok, paged } from '../../../testing/handlers';
 import { server } from '../../../testing/server';
 import { makeUser, renderWithProviders } from '../../../testing/test-utils';
-import { hasPrefetchedFirstPage } from '../api/list-images';
+import { imageListOpening } from '../api/list-images';
+import { studyListOpening } from '../api/list-studies';
 import { FIRST_CARDS } from '../hooks/use-reveal-budget';
-import { PROVIDER, makeImage, pendingShare } from '../testing-fixtures';
+import { PROVIDER, makeImage, makeStudy, pendingShare } from '../testing-fixtures';
 import { ViewImagesPage } from './view-images-page';
 
 /** Answers the provider's and the patient's image list with one page of `images` out of `totalPages`. */
@@ -112,14 +113,11 @@ describe('View images: cards drawn in steps (useRevealBudget)', () => {
     // The read start-up makes (prefetchViewImages): the page mounts with the answer in the cache.
     const { prefetchViewImages } = await import('../api/prefetch-view-images');
     prefetchViewImages(store.dispatch, user);
-    expect(hasPrefetchedFirstPage('healthProvider')).toBe(true);
-    await waitFor(() =>
-      expect(
-        Object.values(store.getState().api.queries).some(
-          (q) => q?.endpointName === 'listImages' && q.status === 'fulfilled',
-        ),
-      ).toBe(true),
-    );
+    expect(imageListOpening.has('healthProvider')).toBe(true);
+    expect(studyListOpening.has(user.id)).toBe(true);
+    const answered = (endpoint: string) =>
+      Object.values(store.getState().api.queries).some((q) => q?.endpointName === endpoint && q.status === 'fulfilled');
+    await waitFor(() => expect(answered('listImages') && answered('listStudies')).toBe(true));
 
     // A Profiler sees every commit, also those React runs one after another inside act().
     const record = recordFrames();
@@ -150,11 +148,67 @@ describe('View images: cards drawn in steps (useRevealBudget)', () => {
   it('with the list answering after the page mounted, keeps the sections drawn while it waited and fills them', async () => {
     store.dispatch(setUser({ user: makeUser({ id: PROVIDER.id, role: 'healthProvider' }), token: 'tok' }));
     stubList(sevenImages);
+    let answerImages = () => {};
+    const imagesHeld = new Promise<void>((resolve) => (answerImages = resolve));
+    server.use(
+      api.get<Image[]>('/upload/my-images', async () => {
+        await imagesHeld;
+        return paged(sevenImages);
+      }),
+    );
     renderAs('healthProvider');
-    const shared = section('Shared Images');
+    // Drawn once the (empty) study list has answered, while the image list still loads.
+    const shared = await screen.findByRole('region', { name: 'Shared Images' });
+    expect(screen.queryAllByRole('article')).toHaveLength(0);
+    answerImages();
     expect(await screen.findAllByRole('article')).not.toHaveLength(0);
     // The section shown while the list loaded is the same element all along.
     expect(section('Shared Images')).toBe(shared);
     await waitFor(() => expect(screen.getAllByRole('article')).toHaveLength(7));
+  });
+
+  it('draws no image card before the study list has answered, so that the studies section never pushes cards down', async () => {
+    store.dispatch(setUser({ user: makeUser({ id: PROVIDER.id, role: 'healthProvider' }), token: 'tok' }));
+    stubList(sevenImages);
+    let answerStudies = () => {};
+    const studiesHeld = new Promise<void>((resolve) => (answerStudies = resolve));
+    let imageReads = 0;
+    server.use(
+      api.get<StudySummary[]>('/studies', async () => {
+        await studiesHeld;
+        return paged([makeStudy()]);
+      }),
+      api.get<Image[]>('/upload/my-images', () => {
+        imageReads += 1;
+        return paged(sevenImages);
+      }),
+    );
+    const record = recordFrames();
+    renderWithProviders(
+      <Profiler id="view-images" onRender={record.onRender}>
+        <ViewImagesPage aiPath={(id) => `/ai-analysis/${id}`} />
+      </Profiler>,
+    );
+    await waitFor(() => expect(imageReads).toBe(1));
+    await waitFor(() =>
+      expect(
+        Object.values(store.getState().api.queries).some(
+          (q) => q?.endpointName === 'listImages' && q.status === 'fulfilled',
+        ),
+      ).toBe(true),
+    );
+    // The image list is in; the study list is not: nothing below the studies' place yet.
+    expect(screen.queryAllByRole('article')).toHaveLength(0);
+    expect(screen.queryByRole('region', { name: 'Uploaded Images' })).not.toBeInTheDocument();
+    expect(screen.queryByRole('region', { name: 'Shared Images' })).not.toBeInTheDocument();
+
+    answerStudies();
+    const studies = await screen.findByRole('region', { name: 'DICOM Studies' });
+    await waitFor(() => expect(screen.getAllByRole('article')).toHaveLength(8));
+    // The studies section is above the image sections, and no frame drew image cards without it.
+    const uploaded = section('Uploaded Images');
+    expect(studies.compareDocumentPosition(uploaded) & Node.DOCUMENT_POSITION_FOLLOWING).toBeTruthy();
+    for (const frame of record.frames)
+      if (frame.cards.some((title) => title.startsWith('X-ray'))) expect(frame.cards[0]).not.toMatch(/^X-ray/);
   });
 });

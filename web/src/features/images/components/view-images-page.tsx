@@ -235,7 +235,7 @@ export function ViewImagesPage({
   const user = useAppSelector(selectUser);
   const { displayLocale, displayTimeZone } = usePublicSettings();
   const { images, pagination, page, setPage, loading, reload } = useImageList(user?.role);
-  const studyList = useStudyList();
+  const studyList = useStudyList(user?.id);
   const [sharing, setSharing] = useState<Image | null>(null);
   const [sharingStudy, setSharingStudy] = useState<StudySummary | null>(null);
   const [verifying, setVerifying] = useState<Image | null>(null);
@@ -295,7 +295,11 @@ export function ViewImagesPage({
   const { uploaded, shared } = useMemo(() => splitImages(images), [images]);
   const ownSection = user?.role !== 'patient';
   const cardCount = (ownSection ? uploaded.length : 0) + shared.length;
-  const { budget, allDrawn } = useRevealBudget(cardCount);
+  // The studies section comes above the image cards: they wait until its list has answered, so
+  // that it never appears over cards already drawn and pushes them down (a phone on a slow link
+  // measured a layout shift of 0.52 when it did). Both lists are read at start-up together.
+  const studiesKnown = studyList.answered;
+  const { budget, allDrawn } = useRevealBudget(cardCount, studiesKnown);
 
   if (!user || !viewer) return null;
   // Image cards in document order within the budget (see useRevealBudget): a section shows once the
@@ -305,7 +309,7 @@ export function ViewImagesPage({
   const before = { uploaded: 0, shared: ownSection ? uploaded.length : 0 };
   const within = <T,>(items: T[], start: number) => items.slice(0, Math.max(0, budget - start));
   const reached = (start: number, items: unknown[]) =>
-    allDrawn || (items.length === 0 ? budget >= start : budget > start);
+    studiesKnown && (allDrawn || (items.length === 0 ? budget >= start : budget > start));
   const card = (image: Image) => (
     <ImageCard
       image={image}
@@ -422,7 +426,7 @@ export function ViewImagesPage({
         />
       )}
       {/* A pager over nothing ('1 / 1' on an empty list) only adds noise. */}
-      {budget >= cardCount && (totalItems > 0 || page > 1) && (
+      {studiesKnown && budget >= cardCount && (totalItems > 0 || page > 1) && (
         <PagingControl
           page={page}
           totalPages={totalPages}

@@ -1,12 +1,8 @@
 import type { RoleName } from '@medshare/contracts';
 import { useEffect, useState } from 'react';
 import { toast } from '../../../lib/notify';
-import {
-  IMAGES_PAGE_SIZE,
-  hasPrefetchedFirstPage,
-  takePrefetchedFirstPage,
-  useListImagesQuery,
-} from '../api/list-images';
+import { IMAGES_PAGE_SIZE, imageListOpening, useListImagesQuery } from '../api/list-images';
+import { useOpeningRead } from '../api/opening-read';
 import { IMAGES_TOAST } from '../utils/toast-options';
 
 /** While a thumbnail is being made after an upload, the list is asked again this often. */
@@ -18,15 +14,9 @@ const THUMBNAIL_POLL_MS = 2500;
  */
 export function useImageList(role: RoleName | undefined) {
   const [page, setPageState] = useState(1);
-  // The read started at start-up for this very opening of the page is its opening read; any later
-  // mount, or another page of the list, reads again.
-  // Taken when the page has mounted (a render React discards must find it still there).
-  const [openedWithPrefetch, setOpenedWithPrefetch] = useState(() => hasPrefetchedFirstPage(role));
-  useEffect(() => {
-    if (openedWithPrefetch) takePrefetchedFirstPage();
-  }, [openedWithPrefetch]);
+  const [openedWithPrefetch, leaveOpeningRead] = useOpeningRead(imageListOpening, role);
   const setPage = (next: number) => {
-    setOpenedWithPrefetch(false);
+    leaveOpeningRead();
     setPageState(next);
   };
   const [waitingForThumbnail, setWaitingForThumbnail] = useState(false);
@@ -45,10 +35,10 @@ export function useImageList(role: RoleName | undefined) {
   // A delete can empty the last page: step back to the page that now is the last.
   useEffect(() => {
     if (pagination && pagination.totalPages > 0 && page > pagination.totalPages) {
-      setOpenedWithPrefetch(false);
+      leaveOpeningRead();
       setPageState(pagination.totalPages);
     }
-  }, [pagination, page]);
+  }, [pagination, page, leaveOpeningRead]);
 
   useEffect(() => {
     if (!isError) return;

@@ -12,20 +12,21 @@ export const CARDS_PER_STEP = 2;
  * Lighthouse's phone, blocking taps; in steps no task exceeds a few cards' worth. Cards are added in
  * document order and what follows them waits for the last step, so nothing already drawn moves
  * (docs/architecture.md › Frontend, "Start-up"). Once every card of the first answer is drawn, or the
- * page mounted before its list answered, the budget is unlimited: later answers draw at once.
+ * page mounted before its list answered, the budget is unlimited: later answers draw at once. Until
+ * `ready` (what comes above the cards is known) nothing is drawn and no step is taken.
  */
-export function useRevealBudget(total: number): { budget: number; allDrawn: boolean } {
+export function useRevealBudget(total: number, ready = true): { budget: number; allDrawn: boolean } {
   const [budget, setBudget] = useState(FIRST_CARDS);
   // What follows the cards stays once drawn, even when cards come later (a list that answers after
   // the page mounted): hiding it again would make it flash.
   const [followersShown, setFollowersShown] = useState(false);
-  if (!followersShown && budget >= total) setFollowersShown(true);
+  if (ready && !followersShown && budget >= total) setFollowersShown(true);
   useEffect(() => {
-    if (budget === Infinity) return;
+    if (!ready || budget === Infinity) return;
     // Every card is drawn (or an empty answer was): from now on all of them at once.
     if (budget >= total && followersShown) setBudget(Infinity);
     // The next value, not an updater: StrictMode's second effect pass must not add a step twice.
     else if (total > budget) startTransition(() => setBudget(budget + CARDS_PER_STEP));
-  }, [budget, total, followersShown]);
-  return { budget, allDrawn: followersShown || budget >= total };
+  }, [ready, budget, total, followersShown]);
+  return { budget, allDrawn: ready && (followersShown || budget >= total) };
 }
