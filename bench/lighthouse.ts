@@ -6,7 +6,8 @@
  * Each page × preset is measured `--runs` times in a fresh browser context; medians are printed.
  *
  * Run: `npm run build -w web && npm run bench:lighthouse -- [--runs 3] [--presets mobile,desktop]
- *       [--pages landing,login,view-images] [--out DIR] [--proxy none|tls]`
+ *       [--pages landing,login,view-images] [--out DIR] [--proxy none|tls] [--study]`
+ * `--study` gives the provider a DICOM study too: View Images then has its studies section above the cards.
  * `--proxy tls` measures through the deployment's edge: Debian's nginx terminating TLS with HTTP/2 in
  * front of the app (deploy/medshare-proxy.conf), as docs/operations.md deploys it; without it the
  * browser talks HTTP/1.1 to the app's own listener.
@@ -29,6 +30,7 @@ const { values: opts } = parseArgs({
     pages: { type: 'string', default: 'landing,login,view-images' },
     out: { type: 'string' },
     proxy: { type: 'string', default: 'none' },
+    study: { type: 'boolean', default: false },
   },
 });
 const RUNS = Number(opts.runs);
@@ -138,6 +140,7 @@ const { base, browser, session, close } = await startSeededApp({
   port: PORT,
   chromium: CHROMIUM,
   proxy: PROXY,
+  study: opts.study,
 });
 try {
   const rows: string[] = [];

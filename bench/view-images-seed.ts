@@ -1,7 +1,8 @@
 /**
  * What the View Images benches measure against (bench/lighthouse.ts, bench/web-profile.ts): the
  * server in a child process (PGlite, outbox mail) serving a built web app, Debian's Chromium, and a
- * provider with six uploaded JPEGs, thumbnails made, and a patient they were uploaded for.
+ * provider with six uploaded JPEGs, thumbnails made, and a patient they were uploaded for; with
+ * `study`, also a one-instance DICOM study (the page's studies section above the image cards).
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -14,6 +15,7 @@ import { ROOT, outboxReader, signInOverHttp, startServer } from '../server/test/
 
 export const ADMIN = { email: 'lighthouse-admin@bench.medshare', password: 'Lighthouse-admin-passphrase-1' };
 const PHOTO = readFileSync(join(ROOT, 'server/test/fixtures/other/photo_hopper_portrait.jpg'));
+const DICOM = readFileSync(join(ROOT, 'server/test/fixtures/dicom/ct_explicit_le_16bit_signed_small.dcm'));
 
 async function post(base: string, path: string, body: unknown, token?: string) {
   const isForm = body instanceof FormData;
@@ -31,7 +33,7 @@ async function post(base: string, path: string, body: unknown, token?: string) {
 }
 
 /** A provider with six uploaded images (thumbnails made) and a patient: the View Images page has content. */
-export async function seed(base: string, outbox: ReturnType<typeof outboxReader>) {
+export async function seed(base: string, outbox: ReturnType<typeof outboxReader>, { study = false } = {}) {
   const provider = {
     role: 'healthProvider',
     email: 'dr.lighthouse@example.org',
@@ -64,11 +66,18 @@ export async function seed(base: string, outbox: ReturnType<typeof outboxReader>
     form.append('file', new Blob([PHOTO], { type: 'image/jpeg' }), `xray-${i}.jpg`);
     await post(base, '/upload/image', form, session.token);
   }
+  if (study) {
+    const form = new FormData();
+    form.append('caption', 'Head CT');
+    form.append('patientId', patientId);
+    form.append('file', new Blob([DICOM], { type: 'application/dicom' }), 'head-ct.dcm');
+    await post(base, '/upload/image', form, session.token);
+  }
   // Thumbnails are made after the upload answers; measure the page as a person would see it later.
   for (const deadline = Date.now() + 60_000; ;) {
     const res = await fetch(`${base}/api/upload/my-images`, { headers: { authorization: `Bearer ${session.token}` } });
     const list = ((await res.json()) as { data: { thumbnailStatus: string }[] }).data;
-    if (list.length === 6 && list.every((i) => i.thumbnailStatus !== 'pending')) break;
+    if (list.length >= 6 && list.every((i) => i.thumbnailStatus !== 'pending')) break;
     if (Date.now() > deadline) throw new Error('thumbnails not ready after 60 s');
     await new Promise((r) => setTimeout(r, 250));
   }
@@ -156,11 +165,13 @@ export async function startSeededApp({
   port,
   chromium,
   proxy = 'none',
+  study = false,
 }: {
   webDist: string;
   port: number;
   chromium: string;
   proxy?: 'none' | 'tls';
+  study?: boolean;
 }) {
   const dataDir = mkdtempSync(join(tmpdir(), 'medshare-view-images-bench-'));
   const server = await startServer({
@@ -189,7 +200,7 @@ export async function startSeededApp({
       acceptInsecureCerts: proxy === 'tls',
       args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--no-first-run', '--disable-sync'],
     });
-    const session = await seed(server.base, outboxReader(dataDir));
+    const session = await seed(server.base, outboxReader(dataDir), { study });
     return { base: edge?.base ?? server.base, browser, session, close };
   } catch (err) {
     await close();
