@@ -248,20 +248,23 @@ export function AuditLogsPage() {
             </TableBody>
           </Table>
         </ScrollRegion>
-        <TablePagination
-          component="div"
-          rowsPerPageOptions={[...AUDIT_PAGE_SIZES]}
-          count={total}
-          rowsPerPage={limit}
-          page={total === 0 ? 0 : page - 1}
-          onPageChange={(_, next) => setPaging({ key: filterKey, page: next + 1 })}
-          onRowsPerPageChange={(e) => setLimit(Number(e.target.value))}
-          sx={{
-            borderTop: 1,
-            borderColor: 'divider',
-            '& .MuiTablePagination-toolbar': { flexWrap: 'wrap', rowGap: 0.5, pl: { xs: 1, sm: 2 } },
-          }}
-        />
+        {/* Once a page has answered: drawn before it, the rows coming in pushed it down. */}
+        {pagination && (
+          <TablePagination
+            component="div"
+            rowsPerPageOptions={[...AUDIT_PAGE_SIZES]}
+            count={total}
+            rowsPerPage={limit}
+            page={total === 0 ? 0 : page - 1}
+            onPageChange={(_, next) => setPaging({ key: filterKey, page: next + 1 })}
+            onRowsPerPageChange={(e) => setLimit(Number(e.target.value))}
+            sx={{
+              borderTop: 1,
+              borderColor: 'divider',
+              '& .MuiTablePagination-toolbar': { flexWrap: 'wrap', rowGap: 0.5, pl: { xs: 1, sm: 2 } },
+            }}
+          />
+        )}
       </Paper>
     </>
   );

@@ -39,7 +39,8 @@ function StatCard({ label, value, icon, note, loading }: StatCardProps) {
             {value === null ? '—' : value.toLocaleString()}
           </Typography>
         )}
-        {note && !loading && <Typography sx={{ color: 'text.secondary', fontSize: 12 }}>{note}</Typography>}
+        {/* Shown while the count loads too: it is known from the role, and its line coming in later pushed the page down. */}
+        {note && <Typography sx={{ color: 'text.secondary', fontSize: 12 }}>{note}</Typography>}
       </Box>
     </Card>
   );

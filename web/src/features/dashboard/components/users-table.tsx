@@ -370,23 +370,26 @@ export function UsersTable({ viewer }: Props) {
           </Table>
         </TableContainer>
       )}
-      <TablePagination
-        component="div"
-        count={table.total}
-        page={table.page}
-        rowsPerPage={table.limit}
-        rowsPerPageOptions={[...USERS_PAGE_SIZES]}
-        onPageChange={(_, page) => {
-          table.setPage(page);
-          clearSelection();
-        }}
-        onRowsPerPageChange={(event) => {
-          table.setLimit(Number(event.target.value));
-          clearSelection();
-        }}
-        labelRowsPerPage="Rows per page:"
-        labelDisplayedRows={({ from, to, count }) => `${from}–${to} of ${count}${table.capped ? '+' : ''}`}
-      />
+      {/* Once the first page has answered: drawn before it, the rows coming in pushed it down. */}
+      {table.status !== 'loading' && (
+        <TablePagination
+          component="div"
+          count={table.total}
+          page={table.page}
+          rowsPerPage={table.limit}
+          rowsPerPageOptions={[...USERS_PAGE_SIZES]}
+          onPageChange={(_, page) => {
+            table.setPage(page);
+            clearSelection();
+          }}
+          onRowsPerPageChange={(event) => {
+            table.setLimit(Number(event.target.value));
+            clearSelection();
+          }}
+          labelRowsPerPage="Rows per page:"
+          labelDisplayedRows={({ from, to, count }) => `${from}–${to} of ${count}${table.capped ? '+' : ''}`}
+        />
+      )}
       <ConfirmDeleteDialog
         name={toDelete ? fullName(toDelete) : null}
         busy={remove.isLoading}
