@@ -81,9 +81,16 @@ export async function seed(base: string, outbox: ReturnType<typeof outboxReader>
     if (Date.now() > deadline) throw new Error('thumbnails not ready after 60 s');
     await new Promise((r) => setTimeout(r, 250));
   }
-  const me = await fetch(`${base}/api/users/profile`, { headers: { authorization: `Bearer ${session.token}` } });
-  const user = ((await me.json()) as { data: unknown }).data;
-  return { token: session.token, user };
+  const profile = async (token: string) => {
+    const me = await fetch(`${base}/api/users/profile`, { headers: { authorization: `Bearer ${token}` } });
+    return ((await me.json()) as { data: unknown }).data;
+  };
+  // The administrator's session too, for a bench that walks the admin's pages.
+  return {
+    token: session.token,
+    user: await profile(session.token),
+    admin: { token: admin.token, user: await profile(admin.token) },
+  };
 }
 
 /** The value of redux-persist's `persist:root` (web/src/lib/store.ts) that makes the web app start signed in. */

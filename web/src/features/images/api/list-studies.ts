@@ -14,6 +14,7 @@ export const FIRST_STUDY_PAGE: StudyListArgs = { page: 1, limit: STUDIES_PAGE_SI
 
 /** Page 1's read started before the page first mounted, by the viewer it was for. */
 export const studyListOpening = createOpeningRead<string | undefined>();
+
 export type StudyPage = { studies: StudySummary[]; pagination: Pagination | null };
 
 /** The tag every write that adds, removes or changes a study (or its access) invalidates. */
