@@ -11,7 +11,8 @@
  * Blocking Time counts, less 50 ms each.
  *
  * Run: `cd web && npx vite build --sourcemap --outDir /tmp/dist-map`, then
- *      `WEB_DIST=/tmp/dist-map node bench/web-profile.ts [--runs 3] [--preset mobile|desktop] [--out profile.cpuprofile]`
+ *      `WEB_DIST=/tmp/dist-map node bench/web-profile.ts [--runs 3] [--preset mobile|desktop] [--out profile.cpuprofile] [--study]`
+ * `--study`: the provider also has a DICOM study (bench/view-images-seed.ts).
  * Env: BENCH_PORT (default 8193), CHROMIUM_PATH (default /usr/bin/chromium). Not part of npm test.
  */
 import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
@@ -25,6 +26,7 @@ const { values: opts } = parseArgs({
     runs: { type: 'string', default: '3' },
     out: { type: 'string' },
     preset: { type: 'string', default: 'mobile' },
+    study: { type: 'boolean', default: false },
   },
 });
 /** Lighthouse's two presets: a phone with the CPU slowed 4x, or a desktop at this machine's speed. */
@@ -134,7 +136,12 @@ function report(profile: Profile, paints: Record<string, number>, navigationStar
   console.log(`  whole load, busy ms by module: ${top(whole, 14)}`);
 }
 
-const { base, browser, session, close } = await startSeededApp({ webDist: WEB_DIST, port: PORT, chromium: CHROMIUM });
+const { base, browser, session, close } = await startSeededApp({
+  webDist: WEB_DIST,
+  port: PORT,
+  chromium: CHROMIUM,
+  study: opts.study,
+});
 try {
   for (let run = 1; run <= RUNS; run++) {
     const context = await browser.createBrowserContext();

@@ -1,3 +1,5 @@
+import { dateTimeFormat } from './date-time-format';
+
 /**
  * A calendar date ('YYYY-MM-DD', e.g. a date of birth) in the given locale. The date is built at
  * UTC midnight and formatted in UTC, so no browser or display time zone can move it to the day
@@ -13,9 +15,9 @@ export function formatCalendarDate(
   const [, y, m, d] = match;
   const date = new Date(Date.UTC(Number(y), Number(m) - 1, Number(d)));
   try {
-    return new Intl.DateTimeFormat(locale, { ...options, timeZone: 'UTC' }).format(date);
+    return dateTimeFormat(locale, { ...options, timeZone: 'UTC' }).format(date);
   } catch {
     // An unknown locale in the settings must not blank the page.
-    return new Intl.DateTimeFormat(undefined, { ...options, timeZone: 'UTC' }).format(date);
+    return dateTimeFormat(undefined, { ...options, timeZone: 'UTC' }).format(date);
   }
 }

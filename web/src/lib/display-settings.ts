@@ -1,5 +1,6 @@
 import type { PublicSettings } from '@medshare/contracts';
 import { DEFAULT_PUBLIC_SETTINGS } from './public-settings.ts';
+import { dateTimeFormat } from './date-time-format.ts';
 
 /**
  * An instant as date and time in the configured locale and zone (`usePublicSettings()`); a bad
@@ -13,11 +14,9 @@ export function formatDateTime(
   if (Number.isNaN(date.getTime())) return iso;
   const options: Intl.DateTimeFormatOptions = { dateStyle: 'medium', timeStyle: 'short' };
   try {
-    return new Intl.DateTimeFormat(settings.displayLocale, { ...options, timeZone: settings.displayTimeZone }).format(
-      date,
-    );
+    return dateTimeFormat(settings.displayLocale, { ...options, timeZone: settings.displayTimeZone }).format(date);
   } catch {
-    return new Intl.DateTimeFormat(DEFAULT_PUBLIC_SETTINGS.displayLocale, {
+    return dateTimeFormat(DEFAULT_PUBLIC_SETTINGS.displayLocale, {
       ...options,
       timeZone: DEFAULT_PUBLIC_SETTINGS.displayTimeZone,
     }).format(date);

@@ -15,6 +15,7 @@ import { usePublicSettings } from '../../../lib/public-settings';
 import { useAdminSummary } from '../hooks/use-admin-summary';
 import { PendingProviders } from './pending-providers';
 import { UploadsChart } from './uploads-chart';
+import { dateTimeFormat } from '../../../lib/date-time-format';
 
 function Widget({ id, title, aside, children }: { id: string; title: string; aside?: ReactNode; children: ReactNode }) {
   return (
@@ -61,9 +62,7 @@ export function AdminDashboardPage() {
   const { displayLocale, displayTimeZone } = usePublicSettings();
   const formatInstant = (iso: string) => {
     try {
-      return new Intl.DateTimeFormat(displayLocale, { dateStyle: 'medium', timeZone: displayTimeZone }).format(
-        new Date(iso),
-      );
+      return dateTimeFormat(displayLocale, { dateStyle: 'medium', timeZone: displayTimeZone }).format(new Date(iso));
     } catch {
       return new Date(iso).toLocaleDateString();
     }

@@ -2,6 +2,7 @@ import type { Analysis } from '@medshare/contracts';
 import { stripStrayMarkers } from '@medshare/contracts/analysis-text';
 import { ApiError } from '../../../lib/api-client';
 import { DEFAULT_DISPLAY, type DisplaySettings } from '../api/analysis';
+import { dateTimeFormat } from '../../../lib/date-time-format';
 
 export { formatConfidence } from '@medshare/contracts/analysis-text';
 
@@ -14,11 +15,9 @@ export function formatAnalysisTime(iso: string, display: DisplaySettings): strin
   if (Number.isNaN(date.getTime())) return iso;
   const options: Intl.DateTimeFormatOptions = { dateStyle: 'medium', timeStyle: 'short' };
   try {
-    return new Intl.DateTimeFormat(display.displayLocale, { ...options, timeZone: display.displayTimeZone }).format(
-      date,
-    );
+    return dateTimeFormat(display.displayLocale, { ...options, timeZone: display.displayTimeZone }).format(date);
   } catch {
-    return new Intl.DateTimeFormat(DEFAULT_DISPLAY.displayLocale, {
+    return dateTimeFormat(DEFAULT_DISPLAY.displayLocale, {
       ...options,
       timeZone: DEFAULT_DISPLAY.displayTimeZone,
     }).format(date);

@@ -1,23 +1,14 @@
+import { dateTimeFormat } from '../../../lib/date-time-format';
+
 const OPTIONS: Intl.DateTimeFormatOptions = { dateStyle: 'medium', timeStyle: 'short' };
 
-/**
- * One formatter per locale and time zone: building an Intl.DateTimeFormat costs far more than
- * formatting with one (the cards of a page made one per date, tens of milliseconds on a phone).
- */
-const formatters = new Map<string, Intl.DateTimeFormat>();
-
+/** The formatter for a locale and time zone (kept: lib/date-time-format.ts); a bad one falls back to the default. */
 function formatter(locale: string, timeZone: string): Intl.DateTimeFormat {
-  const key = `${locale}\u0000${timeZone}`;
-  let format = formatters.get(key);
-  if (!format) {
-    try {
-      format = new Intl.DateTimeFormat(locale, { ...OPTIONS, timeZone });
-    } catch {
-      format = new Intl.DateTimeFormat('en-PK', { ...OPTIONS, timeZone: 'Asia/Karachi' });
-    }
-    formatters.set(key, format);
+  try {
+    return dateTimeFormat(locale, { ...OPTIONS, timeZone });
+  } catch {
+    return dateTimeFormat('en-PK', { ...OPTIONS, timeZone: 'Asia/Karachi' });
   }
-  return format;
 }
 
 /**

@@ -1,3 +1,5 @@
+import { dateTimeFormat } from '../../../lib/date-time-format';
+
 /** Where dates are shown when the server names nothing (`docs/architecture.md` › Settings seeds these). */
 export const DEFAULT_LOCALE = 'en-PK';
 export const DEFAULT_TIME_ZONE = 'Asia/Karachi';
@@ -6,15 +8,9 @@ export type DisplayZone = { locale: string; timeZone: string };
 
 type Ymd = { year: number; month: number; day: number };
 
-const dayFormatters = new Map<string, Intl.DateTimeFormat>();
-
 /** The calendar day of an instant in a time zone. */
 function calendarDay(date: Date, timeZone: string): Ymd {
-  let fmt = dayFormatters.get(timeZone);
-  if (!fmt) {
-    fmt = new Intl.DateTimeFormat('en-US', { timeZone, year: 'numeric', month: 'numeric', day: 'numeric' });
-    dayFormatters.set(timeZone, fmt);
-  }
+  const fmt = dateTimeFormat('en-US', { timeZone, year: 'numeric', month: 'numeric', day: 'numeric' });
   const parts = Object.fromEntries(fmt.formatToParts(date).map((p) => [p.type, p.value]));
   return { year: Number(parts.year), month: Number(parts.month), day: Number(parts.day) };
 }
@@ -32,7 +28,7 @@ export function safeZone(zone: Partial<DisplayZone> | undefined): DisplayZone {
   const locale = zone?.locale || DEFAULT_LOCALE;
   const timeZone = zone?.timeZone || DEFAULT_TIME_ZONE;
   try {
-    new Intl.DateTimeFormat(locale, { timeZone });
+    dateTimeFormat(locale, { timeZone });
     return { locale, timeZone };
   } catch {
     return { locale: DEFAULT_LOCALE, timeZone: DEFAULT_TIME_ZONE };
@@ -51,17 +47,17 @@ export function formatMessageTime(iso: string, zone: DisplayZone, now: Date = ne
   const day = calendarDay(date, timeZone);
   const today = calendarDay(now, timeZone);
   if (sameDay(day, today)) {
-    return new Intl.DateTimeFormat(locale, { timeZone, hour: 'numeric', minute: '2-digit' }).format(date);
+    return dateTimeFormat(locale, { timeZone, hour: 'numeric', minute: '2-digit' }).format(date);
   }
   if (sameDay(day, dayBefore(today))) return 'Yesterday';
-  return new Intl.DateTimeFormat(locale, { timeZone, day: 'numeric', month: 'short', year: 'numeric' }).format(date);
+  return dateTimeFormat(locale, { timeZone, day: 'numeric', month: 'short', year: 'numeric' }).format(date);
 }
 
 /** Date and time in full, for a tooltip and the `<time>` element's accessible title. */
 export function formatFullTime(iso: string, zone: DisplayZone): string {
   const date = new Date(iso);
   if (Number.isNaN(date.getTime())) return '';
-  return new Intl.DateTimeFormat(zone.locale, {
+  return dateTimeFormat(zone.locale, {
     timeZone: zone.timeZone,
     dateStyle: 'medium',
     timeStyle: 'short',
