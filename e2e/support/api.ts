@@ -64,3 +64,22 @@ export async function approveViaApi(userId: string): Promise<void> {
   const res = await call('PUT', `/users/toggleUserStatus/${userId}`, undefined, admin.token);
   if (res.status !== 200) throw new Error(`approve: ${JSON.stringify(res.json)}`);
 }
+
+/** Uploads one file as `token`'s user (`POST /api/upload/image`); the new image's id. */
+export async function uploadViaApi(
+  token: string,
+  file: { caption: string; name: string; type: string; data: Uint8Array; patientId?: string },
+): Promise<string> {
+  const form = new FormData();
+  form.set('caption', file.caption);
+  form.set('file', new Blob([new Uint8Array(file.data)], { type: file.type }), file.name);
+  if (file.patientId) form.set('patientId', file.patientId);
+  const res = await fetch(`${E2E.baseUrl}/api/upload/image`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}` },
+    body: form,
+  });
+  const json = (await res.json()) as { data?: { id: string } };
+  if (res.status !== 201 || !json.data) throw new Error(`upload ${file.name}: ${res.status} ${JSON.stringify(json)}`);
+  return json.data.id;
+}

@@ -1,8 +1,7 @@
 import { type Browser, expect, test } from '@playwright/test';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { approveViaApi, registerViaApi, signInViaApi, uniqueUser } from '../support/api.ts';
-import { E2E } from '../support/env.ts';
+import { approveViaApi, registerViaApi, signInViaApi, uniqueUser, uploadViaApi } from '../support/api.ts';
 import { total, watchLayoutShifts } from '../support/layout-shift.ts';
 import { screenshot, signInWithSession } from '../support/ui.ts';
 
@@ -11,25 +10,14 @@ const fixture = (path: string) =>
 const PHOTO = fixture('other/photo_hopper_portrait.jpg');
 const DICOM = fixture('dicom/ct_explicit_le_16bit_signed_small.dcm');
 
-async function upload(token: string, caption: string, file: Buffer, type: string, name: string) {
-  const form = new FormData();
-  form.set('caption', caption);
-  form.set('file', new Blob([new Uint8Array(file)], { type }), name);
-  const res = await fetch(`${E2E.baseUrl}/api/upload/image`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${token}` },
-    body: form,
-  });
-  expect(res.status, await res.text()).toBe(201);
-}
-
 /** A provider with a DICOM study and three photos, signed in, the page's link slowed to a phone's. */
 async function providerOnSlowLink(browser: Browser, viewport: { width: number; height: number }) {
   const provider = uniqueUser('healthProvider');
   await approveViaApi(await registerViaApi(provider));
   const { token } = await signInViaApi(provider.email, provider.password);
-  await upload(token, 'Layout CT head', DICOM, 'application/dicom', 'head.dcm');
-  for (const n of [1, 2, 3]) await upload(token, `Layout knee ${n}`, PHOTO, 'image/jpeg', 'knee.jpg');
+  await uploadViaApi(token, { caption: 'Layout CT head', name: 'head.dcm', type: 'application/dicom', data: DICOM });
+  for (const n of [1, 2, 3])
+    await uploadViaApi(token, { caption: `Layout knee ${n}`, name: 'knee.jpg', type: 'image/jpeg', data: PHOTO });
   const context = await browser.newContext({ viewport });
   const page = await context.newPage();
   await signInWithSession(page, provider.email, provider.password);
