@@ -1,27 +1,17 @@
 import type { Analysis } from '@medshare/contracts';
 import { stripStrayMarkers } from '@medshare/contracts/analysis-text';
 import { ApiError } from '../../../lib/api-client';
-import { DEFAULT_DISPLAY, type DisplaySettings } from '../api/analysis';
-import { dateTimeFormat } from '../../../lib/date-time-format';
+import type { DisplaySettings } from '../api/analysis';
+import { formatDateTime } from '../../../lib/display-settings';
 
 export { formatConfidence } from '@medshare/contracts/analysis-text';
 
 /**
  * A time in the configured locale and time zone; the defaults of `docs/architecture.md` › Settings when those
- * are unusable.
+ * are unusable (lib/display-settings.ts).
  */
 export function formatAnalysisTime(iso: string, display: DisplaySettings): string {
-  const date = new Date(iso);
-  if (Number.isNaN(date.getTime())) return iso;
-  const options: Intl.DateTimeFormatOptions = { dateStyle: 'medium', timeStyle: 'short' };
-  try {
-    return dateTimeFormat(display.displayLocale, { ...options, timeZone: display.displayTimeZone }).format(date);
-  } catch {
-    return dateTimeFormat(DEFAULT_DISPLAY.displayLocale, {
-      ...options,
-      timeZone: DEFAULT_DISPLAY.displayTimeZone,
-    }).format(date);
-  }
+  return formatDateTime(iso, display);
 }
 
 /** The server strips `**` already; stripping again keeps an older stored result clean too. */
