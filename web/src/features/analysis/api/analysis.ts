@@ -1,7 +1,6 @@
 import type { Analysis, AnalysisResult, PublicSettings } from '@medshare/contracts';
 import { AnalysisPaths } from '@medshare/contracts/analysis-text';
 import { apiSlice, dataOf } from '../../../lib/api-slice';
-import { DEFAULT_PUBLIC_SETTINGS } from '../../../lib/public-settings';
 
 /** The earlier results of an image: a re-run makes them stale, the stored result it replaces itself. */
 const historyTag = (imageId: string) => ({ type: 'Analysis' as const, id: `${imageId}/history` });
@@ -41,14 +40,5 @@ export const analysisApi = apiSlice.injectEndpoints({
 });
 
 export const { useGetAnalysisQuery, useGetAnalysisHistoryQuery, useRunAnalysisMutation } = analysisApi;
-
-/**
- * The display defaults of `docs/architecture.md` › Settings, used until (or if) the server's public settings
- * arrive.
- */
-export const DEFAULT_DISPLAY = {
-  displayLocale: DEFAULT_PUBLIC_SETTINGS.displayLocale,
-  displayTimeZone: DEFAULT_PUBLIC_SETTINGS.displayTimeZone,
-} as const;
 
 export type DisplaySettings = Pick<PublicSettings, 'displayLocale' | 'displayTimeZone'>;
