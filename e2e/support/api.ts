@@ -66,7 +66,7 @@ export async function approveViaApi(userId: string): Promise<void> {
 }
 
 /** Uploads one file as `token`'s user (`POST /api/upload/image`); the new image's id. */
-export async function uploadViaApi(
+export async function uploadFileViaApi(
   token: string,
   file: { caption: string; name: string; type: string; data: Uint8Array; patientId?: string },
 ): Promise<string> {

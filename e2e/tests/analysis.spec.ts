@@ -1,26 +1,19 @@
 import { expect, test } from '@playwright/test';
 import { readFileSync } from 'node:fs';
-import { approveViaApi, registerViaApi, signInViaApi, uniqueUser } from '../support/api.ts';
-import { E2E } from '../support/env.ts';
+import { approveViaApi, registerViaApi, signInViaApi, uniqueUser, uploadFileViaApi } from '../support/api.ts';
 import { signInWithSession, screenshot } from '../support/ui.ts';
 import { expectAccessible } from '../support/accessibility.ts';
 
 const PHOTO = new URL('../../server/test/fixtures/other/photo_hopper_portrait.jpg', import.meta.url);
 
 /** Uploads a picture the way the web app does: multipart with the bearer header. */
-async function uploadViaApi(token: string): Promise<string> {
-  const form = new FormData();
-  form.append('caption', 'Portrait for analysis');
-  form.append('file', new Blob([readFileSync(PHOTO)], { type: 'image/jpeg' }), 'portrait.jpg');
-  const res = await fetch(`${E2E.baseUrl}/api/upload/image`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${token}` },
-    body: form,
+const uploadViaApi = (token: string): Promise<string> =>
+  uploadFileViaApi(token, {
+    caption: 'Portrait for analysis',
+    name: 'portrait.jpg',
+    type: 'image/jpeg',
+    data: readFileSync(PHOTO),
   });
-  const json = (await res.json()) as { data: { id: string } };
-  if (res.status !== 201) throw new Error(`upload: ${res.status} ${JSON.stringify(json)}`);
-  return json.data.id;
-}
 
 for (const width of [1280, 390]) {
   test.describe(`AI analysis at ${width} px`, () => {

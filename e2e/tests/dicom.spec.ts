@@ -1,6 +1,6 @@
 import { type Page, expect, test } from '@playwright/test';
 import { mkdirSync, readFileSync } from 'node:fs';
-import { approveViaApi, registerViaApi, signInViaApi, uniqueUser } from '../support/api.ts';
+import { approveViaApi, registerViaApi, signInViaApi, uniqueUser, uploadFileViaApi } from '../support/api.ts';
 import { E2E } from '../support/env.ts';
 import { signInWithSession } from '../support/ui.ts';
 import { expectAccessible } from '../support/accessibility.ts';
@@ -55,19 +55,13 @@ function fixtureBytes(file: string, index: number): Uint8Array<ArrayBuffer> {
 }
 
 let uploaded = 0;
-async function uploadDicom(token: string, file: string): Promise<string> {
-  const form = new FormData();
-  form.append('caption', file);
-  form.append('file', new Blob([fixtureBytes(file, uploaded++)], { type: 'application/dicom' }), file);
-  const res = await fetch(`${E2E.baseUrl}/api/upload/image`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${token}` },
-    body: form,
+const uploadDicom = (token: string, file: string): Promise<string> =>
+  uploadFileViaApi(token, {
+    caption: file,
+    name: file,
+    type: 'application/dicom',
+    data: fixtureBytes(file, uploaded++),
   });
-  const json = (await res.json()) as { data: { id: string } };
-  if (res.status !== 201) throw new Error(`upload ${file}: ${res.status} ${JSON.stringify(json)}`);
-  return json.data.id;
-}
 
 /**
  * What the viewport's canvas shows: how many distinct grey levels a coarse sample has and the

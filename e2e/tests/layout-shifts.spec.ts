@@ -1,7 +1,7 @@
 import { type Browser, expect, test } from '@playwright/test';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { approveViaApi, registerViaApi, signInViaApi, uniqueUser, uploadViaApi } from '../support/api.ts';
+import { approveViaApi, registerViaApi, signInViaApi, uniqueUser, uploadFileViaApi } from '../support/api.ts';
 import { total, watchLayoutShifts } from '../support/layout-shift.ts';
 import { screenshot, signInWithSession } from '../support/ui.ts';
 
@@ -15,9 +15,14 @@ async function providerOnSlowLink(browser: Browser, viewport: { width: number; h
   const provider = uniqueUser('healthProvider');
   await approveViaApi(await registerViaApi(provider));
   const { token } = await signInViaApi(provider.email, provider.password);
-  await uploadViaApi(token, { caption: 'Layout CT head', name: 'head.dcm', type: 'application/dicom', data: DICOM });
+  await uploadFileViaApi(token, {
+    caption: 'Layout CT head',
+    name: 'head.dcm',
+    type: 'application/dicom',
+    data: DICOM,
+  });
   for (const n of [1, 2, 3])
-    await uploadViaApi(token, { caption: `Layout knee ${n}`, name: 'knee.jpg', type: 'image/jpeg', data: PHOTO });
+    await uploadFileViaApi(token, { caption: `Layout knee ${n}`, name: 'knee.jpg', type: 'image/jpeg', data: PHOTO });
   const context = await browser.newContext({ viewport });
   const page = await context.newPage();
   await signInWithSession(page, provider.email, provider.password);

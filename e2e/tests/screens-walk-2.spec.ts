@@ -1,6 +1,6 @@
 import { type Locator, type Page, expect, test } from '@playwright/test';
 import { readFileSync } from 'node:fs';
-import { approveViaApi, registerViaApi, signInViaApi, uniqueUser } from '../support/api.ts';
+import { approveViaApi, registerViaApi, signInViaApi, uniqueUser, uploadFileViaApi } from '../support/api.ts';
 import { E2E } from '../support/env.ts';
 import { dismissToasts, screenshot, signInWithSession } from '../support/ui.ts';
 
@@ -26,20 +26,8 @@ async function api<T>(method: string, path: string, token: string, body?: unknow
   return json.data;
 }
 
-async function uploadViaApi(token: string, caption: string, patientId?: string): Promise<string> {
-  const form = new FormData();
-  form.append('caption', caption);
-  if (patientId) form.append('patientId', patientId);
-  form.append('file', new Blob([readFileSync(PHOTO)], { type: 'image/jpeg' }), 'portrait.jpg');
-  const res = await fetch(`${E2E.baseUrl}/api/upload/image`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${token}` },
-    body: form,
-  });
-  const json = (await res.json()) as { data: { id: string } };
-  if (res.status !== 201) throw new Error(`upload: ${res.status} ${JSON.stringify(json)}`);
-  return json.data.id;
-}
+const uploadViaApi = (token: string, caption: string, patientId?: string): Promise<string> =>
+  uploadFileViaApi(token, { caption, name: 'portrait.jpg', type: 'image/jpeg', data: readFileSync(PHOTO), patientId });
 
 async function signIn(page: Page, email: string, password: string) {
   await signInWithSession(page, email, password);

@@ -2,7 +2,7 @@ import { type Browser, type Page, expect, test } from '@playwright/test';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { approveViaApi, registerViaApi, signInViaApi, uniqueUser } from '../support/api.ts';
+import { approveViaApi, registerViaApi, signInViaApi, uniqueUser, uploadFileViaApi } from '../support/api.ts';
 import { E2E } from '../support/env.ts';
 import { mailCount } from '../support/mail.ts';
 import { loginThroughUi, screenshot } from '../support/ui.ts';
@@ -79,17 +79,8 @@ async function waitForShareMailParts(address: string, after: number): Promise<Sh
   }
 }
 
-async function uploadViaApi(token: string, caption: string): Promise<void> {
-  const form = new FormData();
-  form.set('caption', caption);
-  form.set('file', new Blob([readFileSync(PHOTO)], { type: 'image/jpeg' }), 'photo.jpg');
-  const res = await fetch(`${E2E.baseUrl}/api/upload/image`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${token}` },
-    body: form,
-  });
-  expect(res.status, await res.text()).toBe(201);
-}
+const uploadViaApi = (token: string, caption: string): Promise<string> =>
+  uploadFileViaApi(token, { caption, name: 'photo.jpg', type: 'image/jpeg', data: readFileSync(PHOTO) });
 
 async function pageAt(browser: Browser, width: number): Promise<Page> {
   const context = await browser.newContext({ viewport: { width, height: width > 800 ? 800 : 844 } });

@@ -1,5 +1,5 @@
 import { type Browser, type Page, expect, test } from '@playwright/test';
-import { approveViaApi, registerViaApi, signInViaApi, uniqueUser } from '../support/api.ts';
+import { approveViaApi, registerViaApi, signInViaApi, uniqueUser, uploadFileViaApi } from '../support/api.ts';
 import { generateStudy } from '../support/dicom-study.ts';
 import { E2E } from '../support/env.ts';
 import { mailCount, waitForShareMail } from '../support/mail.ts';
@@ -11,20 +11,8 @@ import { signInWithSession, screenshot } from '../support/ui.ts';
  * patient enters the one code once and sees every image. At 1280×800 and at 390×844.
  */
 
-async function upload(token: string, file: { name: string; data: Buffer }, caption: string, patientId: string) {
-  const form = new FormData();
-  form.append('caption', caption);
-  form.append('file', new Blob([new Uint8Array(file.data)], { type: 'application/dicom' }), file.name);
-  form.append('patientId', patientId);
-  const res = await fetch(`${E2E.baseUrl}/api/upload/image`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${token}` },
-    body: form,
-  });
-  const json = (await res.json()) as { data: { id: string } };
-  if (res.status !== 201) throw new Error(`upload ${file.name}: ${res.status} ${JSON.stringify(json)}`);
-  return json.data.id;
-}
+const upload = (token: string, file: { name: string; data: Buffer }, caption: string, patientId: string) =>
+  uploadFileViaApi(token, { caption, name: file.name, type: 'application/dicom', data: file.data, patientId });
 
 async function signedIn(
   browser: Browser,
