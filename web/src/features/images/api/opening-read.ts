@@ -1,5 +1,3 @@
-import { useCallback, useEffect, useState } from 'react';
-
 /**
  * Page 1 of a list read at start-up for the page's first opening (prefetch-view-images.ts), until the
  * page takes it as its opening read. Left to the page, each list is asked for only after the page's
@@ -22,16 +20,3 @@ export function createOpeningRead<K>() {
   };
 }
 export type OpeningRead<K> = ReturnType<typeof createOpeningRead<K>>;
-
-/**
- * Whether this mount opened with the start-up read of `key` (then the list is not asked again on
- * mount), and what ends that (a page change: from then on the list reads as usual). The read is
- * taken once the page has mounted: a render React discards must still find it.
- */
-export function useOpeningRead<K>(read: OpeningRead<K>, key: K): [opened: boolean, leave: () => void] {
-  const [opened, setOpened] = useState(() => read.has(key));
-  useEffect(() => {
-    if (opened) read.take();
-  }, [opened, read]);
-  return [opened, useCallback(() => setOpened(false), [])];
-}

@@ -2,8 +2,8 @@ import type { RoleName } from '@medshare/contracts';
 import { useEffect, useState } from 'react';
 import { toast } from '../../../lib/notify';
 import { IMAGES_PAGE_SIZE, imageListOpening, useListImagesQuery } from '../api/list-images';
-import { useOpeningRead } from '../api/opening-read';
 import { IMAGES_TOAST } from '../utils/toast-options';
+import { useListPage, useStepBackToLastPage } from './use-list-page';
 
 /** While a thumbnail is being made after an upload, the list is asked again this often. */
 const THUMBNAIL_POLL_MS = 2500;
@@ -13,12 +13,7 @@ const THUMBNAIL_POLL_MS = 2500;
  * delete or upload anywhere invalidates it, so every screen showing it refreshes.
  */
 export function useImageList(role: RoleName | undefined) {
-  const [page, setPageState] = useState(1);
-  const [openedWithPrefetch, leaveOpeningRead] = useOpeningRead(imageListOpening, role);
-  const setPage = (next: number) => {
-    leaveOpeningRead();
-    setPageState(next);
-  };
+  const { page, setPage, openedWithPrefetch } = useListPage(imageListOpening, role);
   const [waitingForThumbnail, setWaitingForThumbnail] = useState(false);
   const { data, isFetching, isError, error, refetch } = useListImagesQuery(
     { role, page, limit: IMAGES_PAGE_SIZE },
@@ -32,13 +27,7 @@ export function useImageList(role: RoleName | undefined) {
     setWaitingForThumbnail((data?.images ?? []).some((image) => image.thumbnailStatus === 'pending'));
   }, [data]);
 
-  // A delete can empty the last page: step back to the page that now is the last.
-  useEffect(() => {
-    if (pagination && pagination.totalPages > 0 && page > pagination.totalPages) {
-      leaveOpeningRead();
-      setPageState(pagination.totalPages);
-    }
-  }, [pagination, page, leaveOpeningRead]);
+  useStepBackToLastPage(page, pagination?.totalPages, setPage);
 
   useEffect(() => {
     if (!isError) return;

@@ -1,17 +1,12 @@
-import { useEffect, useState } from 'react';
+import { useEffect } from 'react';
 import { toast } from '../../../lib/notify';
 import { STUDIES_PAGE_SIZE, studyListOpening, useListStudiesQuery } from '../api/list-studies';
-import { useOpeningRead } from '../api/opening-read';
 import { IMAGES_TOAST } from '../utils/toast-options';
+import { useListPage, useStepBackToLastPage } from './use-list-page';
 
 /** One page of the caller's study cards; read again when shown (others share, verify and revoke). */
 export function useStudyList(viewerId: string | undefined) {
-  const [page, setPageState] = useState(1);
-  const [openedWithPrefetch, leaveOpeningRead] = useOpeningRead(studyListOpening, viewerId);
-  const setPage = (next: number) => {
-    leaveOpeningRead();
-    setPageState(next);
-  };
+  const { page, setPage, openedWithPrefetch } = useListPage(studyListOpening, viewerId);
   const { data, isFetching, isError, error } = useListStudiesQuery(
     { page, limit: STUDIES_PAGE_SIZE },
     { refetchOnMountOrArgChange: !openedWithPrefetch },
@@ -19,13 +14,7 @@ export function useStudyList(viewerId: string | undefined) {
   const studies = data?.studies ?? [];
   const pagination = data?.pagination ?? null;
 
-  // A revoke or delete can empty the last page: step back to the page that now is the last.
-  useEffect(() => {
-    if (pagination && pagination.totalPages > 0 && page > pagination.totalPages) {
-      leaveOpeningRead();
-      setPageState(pagination.totalPages);
-    }
-  }, [pagination, page, leaveOpeningRead]);
+  useStepBackToLastPage(page, pagination?.totalPages, setPage);
 
   useEffect(() => {
     if (isError) toast.error('Failed to fetch studies', IMAGES_TOAST);
