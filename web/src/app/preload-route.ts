@@ -1,16 +1,16 @@
 import { matchPath } from 'react-router';
 import { paths } from '../config/paths';
 import { prefetchViewImages } from '../features/images/api/prefetch-view-images';
-import { warmDateFormatting } from '../features/images/utils/format-date';
 import { prefetchPublicSettings } from '../lib/public-settings';
 import { store } from '../lib/store';
 import { readStoredSession } from '../lib/stored-session';
+import { warmIntl } from '../lib/warm-intl';
 import { preloadRouteChunks } from './router';
 
 /**
  * What the page the app starts on needs, started before the first render (main.tsx): for View
- * Images its first reads, for every signed-in page the public settings, then the page's chunks all at
- * once, then the date formatting signed-in pages use (docs/architecture.md › Frontend, "Start-up").
+ * Images its first reads, for every signed-in page the public settings and ICU's start-up (in a
+ * worker), then the page's chunks all at once (docs/architecture.md › Frontend, "Start-up").
  */
 export function preloadRoute(pathname: string): void {
   const stored = readStoredSession();
@@ -21,7 +21,8 @@ export function preloadRoute(pathname: string): void {
     prefetchViewImages(store.dispatch, stored.user);
   // The time zone and locale of the dates every signed-in page shows, before the page draws any.
   if (signedIn) prefetchPublicSettings(store.dispatch);
+  // Signed-in pages show dates (cards, lists, logs): ICU's start-up goes to a worker, started before
+  // the chunks so that it is done before the first date is drawn.
+  if (signedIn) void warmIntl();
   preloadRouteChunks(pathname, signedIn);
-  // Signed-in pages show dates (cards, lists, logs).
-  if (signedIn) warmDateFormatting();
 }

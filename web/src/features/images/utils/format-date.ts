@@ -20,13 +20,3 @@ export function formatDateTime(iso: string, locale: string, timeZone: string): s
   if (Number.isNaN(date.getTime())) return '';
   return formatter(locale, timeZone).format(date);
 }
-
-/**
- * The first Intl.DateTimeFormat a page builds costs ~25 ms (Chromium loads its ICU data), every later
- * one under 1 ms, whatever the locale and time zone. Built before the first render (app/preload-route.ts)
- * that cost falls in the entry's own start-up instead of the render that first shows a date, which on
- * View Images is the long task that draws the cards.
- */
-export function warmDateFormatting(): void {
-  new Intl.DateTimeFormat(undefined, OPTIONS).format(0);
-}
