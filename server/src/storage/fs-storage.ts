@@ -26,10 +26,134 @@ async function writeAll(handle: FileHandle, parts: Buffer[], total: number): Pro
 }
 
 /**
+ * Whether a whole read has all it will get: the end of the file (a read that answers 0), the buffer's
+ * end (a longer object shows as maxBytes + 1), or exactly maxBytes. A read that stops short exactly at
+ * maxBytes ends a file of the expected length: on a local file system a regular file's read comes back
+ * short only at its end, so the read that would answer 0 is left out. A read short anywhere else is
+ * followed by another. (A network or FUSE file system may answer short mid-file; a longer object there
+ * is taken as its first maxBytes, which the tags and the size still authenticate.)
+ */
+const wholeReadDone = (bytesRead: number, at: number, out: Buffer, maxBytes: number) =>
+  bytesRead === 0 || at === out.length || at === maxBytes;
+
+const notFoundOr = (err: unknown, key: string) => (errorCode(err) === 'ENOENT' ? new BlobNotFoundError(key) : err);
+
+/**
+ * A whole read on the main thread: open, read and close as three system calls, ~20 µs for a cached
+ * 150 KB object, against ~55 µs of CPU through libuv's pool, whose two hand-offs each wake a pool
+ * thread and then the event loop (docs/decisions.md › Whole reads on the main thread while they are
+ * fast). Rejects, never throws.
+ */
+function readWholeSync(path: string, key: string, out: Buffer, maxBytes: number): Promise<Buffer> {
+  let fd: number;
+  try {
+    fd = fs.openSync(path, 'r');
+  } catch (err) {
+    return Promise.reject(notFoundOr(err, key));
+  }
+  let failure: unknown = null;
+  let at = 0;
+  try {
+    for (;;) {
+      const bytesRead = fs.readSync(fd, out, at, out.length - at, at);
+      at += bytesRead;
+      if (wholeReadDone(bytesRead, at, out, maxBytes)) break;
+    }
+  } catch (err) {
+    failure = err;
+  }
+  try {
+    fs.closeSync(fd);
+  } catch (err) {
+    failure ??= err;
+  }
+  return failure ? Promise.reject(failure) : Promise.resolve(out.subarray(0, at));
+}
+
+/**
+ * The same through libuv's pool, with plain callbacks rather than a FileHandle (whose object, promises
+ * and close tracking cost CPU on every read: docs/decisions.md › A content read's file and answer). The
+ * descriptor is closed synchronously: closing a file opened only for reading does no I/O.
+ */
+function readWhole(path: string, key: string, out: Buffer, maxBytes: number): Promise<Buffer> {
+  return new Promise<Buffer>((resolve, reject) => {
+    fs.open(path, 'r', (err, fd) => {
+      if (err) return reject(notFoundOr(err, key));
+      let at = 0;
+      const finish = (failure: unknown) => {
+        try {
+          fs.closeSync(fd);
+        } catch (closeErr) {
+          failure ??= closeErr;
+        }
+        if (failure) reject(failure);
+        else resolve(out.subarray(0, at));
+      };
+      const next = () => {
+        fs.read(fd, out, at, out.length - at, at, (readErr, bytesRead) => {
+          if (readErr) return finish(readErr);
+          at += bytesRead;
+          if (wholeReadDone(bytesRead, at, out, maxBytes)) return finish(null);
+          next();
+        });
+      };
+      next();
+    });
+  });
+}
+
+/**
+ * How long a whole read from the page cache may take: 0.25 ms, or the time to copy its bytes at
+ * 500 MB/s if longer. Cached reads here: 150 KB in 0.02–0.07 ms, 1 MiB (the largest whole read) in
+ * 0.07–0.2 ms; with the cache dropped, 150 KB took 0.57 ms (median of 300).
+ */
+const slowReadMs = (bytes: number) => Math.max(0.25, bytes / 500_000);
+/** Of the last this many main-thread reads, more than half slow means the disk. */
+const SYNC_READ_WINDOW = 9;
+
+/**
+ * Whether whole reads may run on the main thread: yes, until more than half of the last
+ * SYNC_READ_WINDOW took longer than a cached read would (`slowReadMs`: they waited for the disk, and
+ * every request waited with them); then none for `pauseMs`, when the pool takes them, and the next one
+ * tries again. A cold cache thus stalls the event loop for five disk reads per pause. A slow read now
+ * and then does not pause: on a busy machine a cached read is at times descheduled for a few ms (seen in
+ * `bench:retrieve` on two cores), which says nothing about the disk. Reads taken for slow wrongly only
+ * send the next `pauseMs` of reads to the pool, as every read went before.
+ */
+export function syncReadGate({ pauseMs, now = () => performance.now() }: SyncReadOptions) {
+  let pausedUntil = 0;
+  let recent: boolean[] = [];
+  return {
+    allowed: () => now() >= pausedUntil,
+    /** Times `read` of `bytes` (which runs on the main thread) and pauses the gate when reads turn slow. */
+    timed<T>(bytes: number, read: () => T): T {
+      const started = now();
+      try {
+        return read();
+      } finally {
+        const ended = now();
+        recent.push(ended - started > slowReadMs(bytes));
+        if (recent.length > SYNC_READ_WINDOW) recent.shift();
+        if (recent.filter(Boolean).length > SYNC_READ_WINDOW / 2) {
+          pausedUntil = ended + pauseMs;
+          recent = [];
+        }
+      }
+    },
+  };
+}
+export interface SyncReadOptions {
+  pauseMs: number;
+  now?: () => number;
+}
+export const SYNC_READ_DEFAULTS: SyncReadOptions = { pauseMs: 10_000 };
+
+/**
  * Blobs under `<root>/<first two key chars>/<key>`. A write goes to `<root>/.tmp`, is fsync'd,
  * renamed into place and the directory fsync'd: after a crash a blob is either whole or absent.
  */
-export function createFsStorage(root: string): BlobStorage {
+export function createFsStorage(root: string, syncRead: SyncReadOptions = SYNC_READ_DEFAULTS): BlobStorage {
+  const syncReads = syncReadGate(syncRead);
   const tmpDir = join(root, TMP);
   let ready: Promise<void> | null = null;
   const ensureRoot = () => (ready ??= mkdir(tmpDir, { recursive: true, mode: 0o700 }).then(() => undefined));
@@ -128,45 +252,18 @@ export function createFsStorage(root: string): BlobStorage {
     },
 
     getWhole(key: string, maxBytes: number, into?: Buffer) {
-      // Plain callbacks, not a FileHandle: every content read comes here, and the FileHandle's object,
-      // promises and close tracking cost CPU on every one (docs/decisions.md › A content read's file
-      // and answer). The descriptor is closed synchronously: closing a file opened only for reading
-      // does no I/O, and it saves a thread-pool round trip per read.
-      return new Promise<Buffer>((resolve, reject) => {
-        assertBlobKey(key); // thrown here, it rejects the promise
-        // One read (and one thread-pool round trip) for the whole object; one byte more shows a longer one.
-        const out =
-          into && into.length > maxBytes ? into.subarray(0, maxBytes + 1) : Buffer.allocUnsafeSlow(maxBytes + 1);
-        fs.open(pathOf(key), 'r', (err, fd) => {
-          if (err) return reject(err.code === 'ENOENT' ? new BlobNotFoundError(key) : err);
-          let at = 0;
-          const finish = (failure: unknown) => {
-            try {
-              fs.closeSync(fd);
-            } catch (closeErr) {
-              failure ??= closeErr;
-            }
-            if (failure) reject(failure);
-            else resolve(out.subarray(0, at));
-          };
-          const next = () => {
-            fs.read(fd, out, at, out.length - at, at, (readErr, bytesRead) => {
-              if (readErr) return finish(readErr);
-              at += bytesRead;
-              // Done at the end of the file, or at the buffer's end (a longer object shows as maxBytes + 1).
-              // A read that stops short exactly at maxBytes ends a file of the expected length: on a local
-              // file system a regular file's read comes back short only at its end, so the read that would
-              // answer 0 (a thread-pool round trip, one of a content read's three) is left out. A read
-              // short anywhere else is followed by another. (A network or FUSE file system may answer
-              // short mid-file; a longer object there is taken as its first maxBytes, which the tags and
-              // the size still authenticate.)
-              if (bytesRead === 0 || at === out.length || at === maxBytes) return finish(null);
-              next();
-            });
-          };
-          next();
-        });
-      });
+      try {
+        assertBlobKey(key);
+      } catch (err) {
+        return Promise.reject(err);
+      }
+      // One read for the whole object; one byte more shows a longer one.
+      const out =
+        into && into.length > maxBytes ? into.subarray(0, maxBytes + 1) : Buffer.allocUnsafeSlow(maxBytes + 1);
+      const path = pathOf(key);
+      return syncReads.allowed()
+        ? syncReads.timed(maxBytes, () => readWholeSync(path, key, out, maxBytes))
+        : readWhole(path, key, out, maxBytes);
     },
 
     async delete(key: string) {

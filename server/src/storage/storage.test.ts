@@ -7,7 +7,7 @@ import S3rver from 's3rver';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { IntegrityError, createKeyring } from '../crypto/envelope.ts';
 import { createEncryptedStore } from './encrypted-store.ts';
-import { createFsStorage } from './fs-storage.ts';
+import { createFsStorage, syncReadGate } from './fs-storage.ts';
 import { createS3Storage } from './s3-storage.ts';
 import { type BlobStorage, BlobNotFoundError } from './storage.ts';
 
@@ -223,11 +223,42 @@ describe('fs blob storage', () => {
     storage.close();
   });
 
+  it('keeps partial writes in .tmp only and removes stale ones', async () => {
+    const root = join(tempDir(), 'blobs');
+    const storage = createFsStorage(root);
+    await expect(storage.put('partial-upload-1', Readable.from(failingAfter(1000)))).rejects.toThrow();
+    expect(readdirSync(join(root, '.tmp'))).toEqual([]);
+    expect(await storage.removeStalePartials(new Date(Date.now() + 1000))).toBe(0);
+  });
+});
+
+/**
+ * Whole reads run on the main thread while they are fast, else through libuv's pool (docs/decisions.md ›
+ * Whole reads on the main thread while they are fast): both paths read the same way.
+ */
+const wholeReadPaths = [
+  { path: 'on the main thread', syscall: 'readSync' as const, make: (root: string) => createFsStorage(root) },
+  {
+    path: 'through the pool',
+    syscall: 'read' as const,
+    // A clock on which every main-thread read takes a second: after five (of a missing object here)
+    // they pause for good, and every read goes through the pool.
+    make: async (root: string) => {
+      let clock = 0;
+      const storage = createFsStorage(root, { pauseMs: Infinity, now: () => (clock += 1000) });
+      for (let i = 0; i < 5; i++) await storage.getWhole!('primes-the-gate', 10).catch(() => undefined);
+      return storage;
+    },
+  },
+];
+
+describe.each(wholeReadPaths)('fs whole reads $path', ({ syscall, make }) => {
   it('reads whole in one read when the object has the expected length, and a shorter one to its end', async () => {
-    const storage = createFsStorage(join(tempDir(), 'blobs'));
+    const storage = await make(join(tempDir(), 'blobs'));
     const body = randomBytes(150_000);
     await storage.put('whole-fs-2', Readable.from([Buffer.from(body)])); // a copy: put frees what it wrote
-    const reads = vi.spyOn(fs, 'read');
+    const reads = vi.spyOn(fs, syscall);
+    const other = vi.spyOn(fs, syscall === 'read' ? 'readSync' : 'read');
     try {
       expect((await storage.getWhole!('whole-fs-2', body.length)).equals(body)).toBe(true);
       // No second read to learn what the first one's short answer already said: the end of the file.
@@ -236,14 +267,16 @@ describe('fs blob storage', () => {
       // Expected longer than it is (truncated): read on to the end (a read that answers 0).
       expect((await storage.getWhole!('whole-fs-2', body.length + 10)).equals(body)).toBe(true);
       expect(reads).toHaveBeenCalledTimes(2);
+      expect(other).not.toHaveBeenCalled();
     } finally {
       reads.mockRestore();
+      other.mockRestore();
       storage.close();
     }
   });
 
   it('reads whole: a missing object or a bad key rejects, a longer one shows its extra byte, no descriptor stays open', async () => {
-    const storage = createFsStorage(join(tempDir(), 'blobs'));
+    const storage = await make(join(tempDir(), 'blobs'));
     const body = randomBytes(70_000);
     await storage.put('whole-fs-1', Readable.from([Buffer.from(body)])); // a copy: put frees what it wrote
     const openFds = () => readdirSync('/proc/self/fd').length;
@@ -256,15 +289,67 @@ describe('fs blob storage', () => {
       await expect(storage.getWhole!('whole-fs-missing', 10)).rejects.toBeInstanceOf(BlobNotFoundError);
       await expect(storage.getWhole!('../../etc/passwd', 10)).rejects.toThrow(/invalid blob key/);
     }
+    // A directory where the object should be: the read fails (EISDIR), and its descriptor is closed.
+    const root = join(tempDir(), 'blobs-dir');
+    const withDir = await make(root);
+    fs.mkdirSync(join(root, 'wh', 'whole-fs-dir'), { recursive: true });
+    const fdsBefore = openFds();
+    await expect(withDir.getWhole!('whole-fs-dir', 10)).rejects.toThrow(/EISDIR/);
+    expect(openFds()).toBe(fdsBefore);
     expect(openFds()).toBe(before);
     storage.close();
+    withDir.close();
+  });
+});
+
+describe('syncReadGate', () => {
+  const gateWithClock = () => {
+    const clock = { now: 1000 };
+    const gate = syncReadGate({ pauseMs: 10_000, now: () => clock.now });
+    /** A read of 150 KB that takes `ms`: cached under 0.3 ms. */
+    const read = (ms: number) =>
+      gate.timed(150_000, () => {
+        clock.now += ms;
+        return ms;
+      });
+    return { clock, gate, read };
+  };
+
+  it('pauses main-thread reads once most of the last nine were slow, for the pause, then tries again', () => {
+    const { clock, gate, read } = gateWithClock();
+    expect(gate.allowed()).toBe(true);
+    expect(read(0.05)).toBe(0.05);
+    for (let i = 0; i < 4; i++) read(0.6); // what a cold cache takes here
+    expect(gate.allowed()).toBe(true);
+    read(0.6); // five of the last nine (the first of which was fast): the disk
+    expect(gate.allowed()).toBe(false);
+    clock.now += 9_999;
+    expect(gate.allowed()).toBe(false);
+    clock.now += 1;
+    expect(gate.allowed()).toBe(true);
+    // The count starts over after a pause.
+    for (let i = 0; i < 4; i++) read(0.6);
+    expect(gate.allowed()).toBe(true);
   });
 
-  it('keeps partial writes in .tmp only and removes stale ones', async () => {
-    const root = join(tempDir(), 'blobs');
-    const storage = createFsStorage(root);
-    await expect(storage.put('partial-upload-1', Readable.from(failingAfter(1000)))).rejects.toThrow();
-    expect(readdirSync(join(root, '.tmp'))).toEqual([]);
-    expect(await storage.removeStalePartials(new Date(Date.now() + 1000))).toBe(0);
+  it('does not pause for slow reads among fast ones (a descheduled read), and counts reads that throw', () => {
+    const { clock, gate, read } = gateWithClock();
+    for (let i = 0; i < 100; i++) {
+      read(5);
+      read(0.05);
+      read(0.05);
+    }
+    expect(gate.allowed()).toBe(true);
+    // A larger object may take longer before it is slow: 1 MiB at 500 MB/s is 2.1 ms.
+    for (let i = 0; i < 9; i++) gate.timed(1024 * 1024, () => (clock.now += 1.5));
+    expect(gate.allowed()).toBe(true);
+    for (let i = 0; i < 5; i++)
+      expect(() =>
+        gate.timed(150_000, () => {
+          clock.now += 3;
+          throw new Error('EIO');
+        }),
+      ).toThrow('EIO');
+    expect(gate.allowed()).toBe(false);
   });
 });
