@@ -1,8 +1,7 @@
 import { expect, test } from '@playwright/test';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { approveViaApi, registerViaApi, signInViaApi, uniqueUser } from '../support/api.ts';
-import { E2E } from '../support/env.ts';
+import { approveViaApi, registerViaApi, signInViaApi, uniqueUser, uploadFileViaApi } from '../support/api.ts';
 import { screenshot, signInWithSession } from '../support/ui.ts';
 
 const PHOTO = readFileSync(
@@ -23,17 +22,8 @@ for (const { width, height } of [
     const provider = uniqueUser('healthProvider');
     await approveViaApi(await registerViaApi(provider));
     const { token } = await signInViaApi(provider.email, provider.password);
-    for (const caption of CAPTIONS) {
-      const form = new FormData();
-      form.set('caption', caption);
-      form.set('file', new Blob([PHOTO], { type: 'image/jpeg' }), 'knee.jpg');
-      const res = await fetch(`${E2E.baseUrl}/api/upload/image`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${token}` },
-        body: form,
-      });
-      expect(res.status, await res.text()).toBe(201);
-    }
+    for (const caption of CAPTIONS)
+      await uploadFileViaApi(token, { caption, name: 'knee.jpg', type: 'image/jpeg', data: PHOTO });
 
     const context = await browser.newContext({ viewport: { width, height } });
     const page = await context.newPage();

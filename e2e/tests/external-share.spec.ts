@@ -2,7 +2,7 @@ import { type Browser, type Page, expect, test } from '@playwright/test';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { approveViaApi, registerViaApi, signInViaApi, uniqueUser } from '../support/api.ts';
+import { approveViaApi, registerViaApi, signInViaApi, uniqueUser, uploadFileViaApi } from '../support/api.ts';
 import { generateStudy } from '../support/dicom-study.ts';
 import { E2E } from '../support/env.ts';
 import { enterCode, screenshot, signInWithSession } from '../support/ui.ts';
@@ -12,18 +12,8 @@ import { expectAccessible } from '../support/accessibility.ts';
 const PHOTO = fileURLToPath(new URL('../../server/test/fixtures/other/photo_hopper_portrait.jpg', import.meta.url));
 
 /** Uploads the photo for the patient through the API, as the upload screen would (that screen has its own spec). */
-async function uploadPhoto(token: string, patientId: string, caption: string): Promise<void> {
-  const form = new FormData();
-  form.append('caption', caption);
-  form.append('patientId', patientId);
-  form.append('file', new Blob([readFileSync(PHOTO)], { type: 'image/jpeg' }), 'photo.jpg');
-  const res = await fetch(`${E2E.baseUrl}/api/upload/image`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${token}` },
-    body: form,
-  });
-  if (res.status !== 201 && res.status !== 200) throw new Error(`upload: ${res.status} ${await res.text()}`);
-}
+const uploadPhoto = (token: string, patientId: string, caption: string) =>
+  uploadFileViaApi(token, { caption, patientId, name: 'photo.jpg', type: 'image/jpeg', data: readFileSync(PHOTO) });
 
 /** The link of the newest link mail to the address (quoted-printable undone), waiting for it. */
 async function waitForLink(address: string): Promise<string> {
@@ -45,18 +35,8 @@ async function waitForLink(address: string): Promise<string> {
 }
 
 /** Uploads one DICOM instance for the patient through the API (studies.spec.ts does the same). */
-async function uploadDicom(token: string, file: { name: string; data: Buffer }, caption: string, patientId: string) {
-  const form = new FormData();
-  form.append('caption', caption);
-  form.append('patientId', patientId);
-  form.append('file', new Blob([new Uint8Array(file.data)], { type: 'application/dicom' }), file.name);
-  const res = await fetch(`${E2E.baseUrl}/api/upload/image`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${token}` },
-    body: form,
-  });
-  if (res.status !== 201) throw new Error(`upload ${file.name}: ${res.status} ${await res.text()}`);
-}
+const uploadDicom = (token: string, file: { name: string; data: Buffer }, caption: string, patientId: string) =>
+  uploadFileViaApi(token, { caption, patientId, name: file.name, type: 'application/dicom', data: file.data });
 
 /** The code shown once in the Link sent dialog, which is then closed. */
 async function readIssuedCode(page: Page): Promise<string> {

@@ -1,6 +1,6 @@
 import { type Page, expect, test } from '@playwright/test';
 import { readFileSync } from 'node:fs';
-import { approveViaApi, registerViaApi, signInViaApi, uniqueUser } from '../support/api.ts';
+import { approveViaApi, registerViaApi, signInViaApi, uniqueUser, uploadFileViaApi } from '../support/api.ts';
 import { E2E } from '../support/env.ts';
 import { mailCount, waitForCode } from '../support/mail.ts';
 import { dismissToasts, screenshot, signInWithSession } from '../support/ui.ts';
@@ -208,18 +208,9 @@ test.describe('DICOM viewer on a bright image', () => {
   test.beforeAll(async () => {
     provider = await newProvider();
     token = (await signInViaApi(provider.email, provider.password)).token;
-    const form = new FormData();
-    form.append('caption', caption);
     const file = 'ct_implicit_le_16bit_signed.dcm';
     const bytes = readFileSync(new URL(`../../server/test/fixtures/dicom/${file}`, import.meta.url));
-    form.append('file', new Blob([bytes], { type: 'application/dicom' }), file);
-    const res = await fetch(`${E2E.baseUrl}/api/upload/image`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${token}` },
-      body: form,
-    });
-    expect(res.status).toBe(201);
-    imageId = ((await res.json()) as { data: { id: string } }).data.id;
+    imageId = await uploadFileViaApi(token, { caption, name: file, type: 'application/dicom', data: bytes });
   });
 
   for (const viewport of viewports) {
