@@ -22,7 +22,7 @@ export function preloadRoute(pathname: string): void {
   // The time zone and locale of the dates every signed-in page shows, before the page draws any.
   if (signedIn) prefetchPublicSettings(store.dispatch);
   // Signed-in pages show dates (cards, lists, logs): ICU's start-up goes to a worker, started before
-  // the chunks so that it is done before the first date is drawn.
+  // the chunks so that it has the most time to finish before the first date is drawn.
   if (signedIn) void warmIntl();
   preloadRouteChunks(pathname, signedIn);
 }
