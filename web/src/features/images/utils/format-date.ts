@@ -1,22 +1,9 @@
-import { dateTimeFormat } from '../../../lib/date-time-format';
-
-const OPTIONS: Intl.DateTimeFormatOptions = { dateStyle: 'medium', timeStyle: 'short' };
-
-/** The formatter for a locale and time zone (kept: lib/date-time-format.ts); a bad one falls back to the default. */
-function formatter(locale: string, timeZone: string): Intl.DateTimeFormat {
-  try {
-    return dateTimeFormat(locale, { ...OPTIONS, timeZone });
-  } catch {
-    return dateTimeFormat('en-PK', { ...OPTIONS, timeZone: 'Asia/Karachi' });
-  }
-}
+import { formatDateTime as formatWithSettings } from '../../../lib/display-settings';
 
 /**
- * Dates in the configured locale and time zone (`docs/architecture.md` › Frontend); a bad setting falls back
- * to the default.
+ * `lib/display-settings.ts` formatDateTime for the image components, which are handed the configured
+ * locale and time zone apart (`docs/architecture.md` › Frontend): one rule for a bad setting and a bad
+ * date everywhere.
  */
-export function formatDateTime(iso: string, locale: string, timeZone: string): string {
-  const date = new Date(iso);
-  if (Number.isNaN(date.getTime())) return '';
-  return formatter(locale, timeZone).format(date);
-}
+export const formatDateTime = (iso: string, locale: string, timeZone: string): string =>
+  formatWithSettings(iso, { displayLocale: locale, displayTimeZone: timeZone });
