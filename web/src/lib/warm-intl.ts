@@ -4,7 +4,7 @@
  * locale, time zone or kind, well under 1 ms. That initialisation is shared by every thread of the
  * process, so a worker that formats one date takes it off the main thread: measured in Debian's
  * Chromium, the main thread's first `Intl.DateTimeFormat` then took 0.3–3 ms instead of 35–55
- * (bench/RESULTS.md › Issue 17, "ICU's start-up in a worker"). Where no worker can start, one
+ * (bench/RESULTS.md › Issues 16 and 17: reads off libuv's pool, ICU's start-up off the main thread). Where no worker can start, one
  * formatter is built here instead, so that the cost falls in the start-up rather than in the render
  * that first shows a date.
  *
