@@ -1,8 +1,9 @@
 import { dateTimeFormat } from '../../../lib/date-time-format';
+import { DEFAULT_PUBLIC_SETTINGS } from '../../../lib/public-settings';
 
-/** Where dates are shown when the server names nothing (`docs/architecture.md` › Settings seeds these). */
-export const DEFAULT_LOCALE = 'en-PK';
-export const DEFAULT_TIME_ZONE = 'Asia/Karachi';
+/** Where dates are shown when the server names nothing: the web app's display defaults (lib/public-settings.ts). */
+export const DEFAULT_LOCALE = DEFAULT_PUBLIC_SETTINGS.displayLocale;
+export const DEFAULT_TIME_ZONE = DEFAULT_PUBLIC_SETTINGS.displayTimeZone;
 
 export type DisplayZone = { locale: string; timeZone: string };
 
