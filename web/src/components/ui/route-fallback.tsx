@@ -1,11 +1,11 @@
 import Box from '@mui/material/Box';
-import CircularProgress from '@mui/material/CircularProgress';
+import { DelayedCircularProgress } from './delayed-progress';
 
-/** Shown while a lazily loaded page arrives; usually for a few milliseconds. */
+/** Shown while a lazily loaded page arrives; usually for a few milliseconds, so its spinner waits (delayed-progress.tsx). */
 export function RouteFallback() {
   return (
     <Box sx={{ display: 'grid', placeItems: 'center', minHeight: '40vh' }}>
-      <CircularProgress aria-label="Loading page" />
+      <DelayedCircularProgress aria-label="Loading page" />
     </Box>
   );
 }

@@ -4,7 +4,6 @@ import Box from '@mui/material/Box';
 import Button from '@mui/material/Button';
 import Chip from '@mui/material/Chip';
 import InputAdornment from '@mui/material/InputAdornment';
-import LinearProgress from '@mui/material/LinearProgress';
 import Paper from '@mui/material/Paper';
 import Table from '@mui/material/Table';
 import TableBody from '@mui/material/TableBody';
@@ -17,6 +16,7 @@ import Typography from '@mui/material/Typography';
 import { AUDIT_PAGE_SIZES } from '@medshare/contracts/constants';
 import type { AuditCategory, AuditLog, AuditPagination } from '@medshare/contracts';
 import { useEffect, useState } from 'react';
+import { DelayedLinearProgress } from '../../../components/ui/delayed-progress';
 import { ScrollRegion } from '../../../components/ui/scroll-region';
 import { formatDateTime } from '../../../lib/display-settings';
 import { usePublicSettings } from '../../../lib/public-settings';
@@ -191,7 +191,7 @@ export function AuditLogsPage() {
       )}
 
       <Paper variant="outlined" sx={{ overflow: 'hidden' }}>
-        <Box sx={{ height: 4 }}>{loading && <LinearProgress aria-label="Loading audit logs" />}</Box>
+        <Box sx={{ height: 4 }}>{loading && <DelayedLinearProgress aria-label="Loading audit logs" />}</Box>
         <ScrollRegion label="Audit log entries">
           <Table size="small" sx={{ minWidth: 900 }} aria-busy={loading}>
             <TableHead>

@@ -6,7 +6,6 @@ import Card from '@mui/material/Card';
 import Checkbox from '@mui/material/Checkbox';
 import Chip from '@mui/material/Chip';
 import InputAdornment from '@mui/material/InputAdornment';
-import LinearProgress from '@mui/material/LinearProgress';
 import MenuItem from '@mui/material/MenuItem';
 import Table from '@mui/material/Table';
 import TableBody from '@mui/material/TableBody';
@@ -22,6 +21,7 @@ import useMediaQuery from '@mui/material/useMediaQuery';
 import type { User, UserListItem } from '@medshare/contracts';
 import { useState } from 'react';
 import { useNavigate } from 'react-router';
+import { DelayedLinearProgress } from '../../../components/ui/delayed-progress';
 import { paths } from '../../../config/paths';
 import { toast, toastApiError } from '../../../lib/notify';
 import { roleLabel } from '../../../lib/roles';
@@ -213,7 +213,7 @@ export function UsersTable({ viewer }: Props) {
           </Button>
         </Box>
       )}
-      <Box sx={{ height: 4 }}>{table.status === 'loading' && <LinearProgress aria-label="Loading users" />}</Box>
+      <Box sx={{ height: 4 }}>{table.status === 'loading' && <DelayedLinearProgress aria-label="Loading users" />}</Box>
       {phone ? (
         <>
           <Box sx={{ display: 'flex', alignItems: 'center', gap: 1, px: 1, pb: 1.5 }}>

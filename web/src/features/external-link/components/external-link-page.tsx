@@ -2,11 +2,11 @@ import EventIcon from '@mui/icons-material/Event';
 import Alert from '@mui/material/Alert';
 import Box from '@mui/material/Box';
 import Button from '@mui/material/Button';
-import CircularProgress from '@mui/material/CircularProgress';
 import Typography from '@mui/material/Typography';
 import type { ExternalLinkStatus, ExternalView } from '@medshare/contracts/external-shares';
 import { ExternalShareMessages } from '@medshare/contracts/constants';
 import { useCallback, useEffect, useState, type FormEvent } from 'react';
+import { DelayedCircularProgress } from '../../../components/ui/delayed-progress';
 import { emptyOtp, OtpInput } from '../../../components/form/otp-input';
 import { Logo } from '../../../components/ui/logo';
 import { site } from '../../../config/site';
@@ -219,7 +219,7 @@ export function ExternalLinkPage({ dicomViewer }: { dicomViewer?: LinkDicomViewe
       <title>{`Shared with you · ${site.name}`}</title>
       {phase.kind === 'checking' && (
         <Box sx={{ display: 'flex', justifyContent: 'center', py: 6 }}>
-          <CircularProgress aria-label="Checking the link" />
+          <DelayedCircularProgress aria-label="Checking the link" />
         </Box>
       )}
       {phase.kind === 'ended' && (

@@ -4,13 +4,13 @@ import DownloadIcon from '@mui/icons-material/Download';
 import Box from '@mui/material/Box';
 import Button from '@mui/material/Button';
 import Chip from '@mui/material/Chip';
-import CircularProgress from '@mui/material/CircularProgress';
 import Typography from '@mui/material/Typography';
 import type { ExternalImage, ExternalView } from '@medshare/contracts/external-shares';
 import { ExternalShareMessages } from '@medshare/contracts/constants';
 import { ExternalSharePaths } from '@medshare/contracts/paths';
 import { skipToken } from '@reduxjs/toolkit/query/react';
 import { type ComponentType, useCallback, useEffect, useMemo, useState } from 'react';
+import { DelayedCircularProgress } from '../../../components/ui/delayed-progress';
 import { PictureViewer } from '../../../components/ui/picture-viewer';
 import { ApiError } from '../../../lib/api-client';
 import { toastApiError } from '../../../lib/notify';
@@ -58,7 +58,7 @@ function Shown({
   if (isFetching && !currentData)
     return (
       <Box sx={{ ...frame, bgcolor: 'grey.900' }}>
-        <CircularProgress aria-label="Loading image" sx={{ color: 'grey.100' }} />
+        <DelayedCircularProgress aria-label="Loading image" sx={{ color: 'grey.100' }} />
       </Box>
     );
   if (!currentData)

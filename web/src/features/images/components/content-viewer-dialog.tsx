@@ -2,13 +2,13 @@ import CloseIcon from '@mui/icons-material/Close';
 import OpenInNewIcon from '@mui/icons-material/OpenInNew';
 import Box from '@mui/material/Box';
 import Button from '@mui/material/Button';
-import CircularProgress from '@mui/material/CircularProgress';
 import Dialog from '@mui/material/Dialog';
 import DialogTitle from '@mui/material/DialogTitle';
 import IconButton from '@mui/material/IconButton';
 import Stack from '@mui/material/Stack';
 import Typography from '@mui/material/Typography';
 import type { Image } from '@medshare/contracts';
+import { DelayedCircularProgress } from '../../../components/ui/delayed-progress';
 import { PictureViewer } from '../../../components/ui/picture-viewer';
 import { useBlobUrl } from '../hooks/use-blob-url';
 import { contentKind } from '../utils/card-rules';
@@ -40,7 +40,7 @@ export function ContentViewerDialog({ image, onClose }: ContentViewerDialogProps
       </Stack>
       {blob.loading && (
         <Box sx={{ flexGrow: 1, display: 'flex', alignItems: 'center', justifyContent: 'center' }}>
-          <CircularProgress aria-label="Loading image" />
+          <DelayedCircularProgress aria-label="Loading image" />
         </Box>
       )}
       {blob.error && (

@@ -16,12 +16,12 @@ import Card from '@mui/material/Card';
 import CardActions from '@mui/material/CardActions';
 import CardContent from '@mui/material/CardContent';
 import Chip from '@mui/material/Chip';
-import CircularProgress from '@mui/material/CircularProgress';
 import IconButton from '@mui/material/IconButton';
 import Typography from '@mui/material/Typography';
 import type { Image } from '@medshare/contracts';
 import { memo, type ReactNode } from 'react';
 import { Link as RouterLink } from 'react-router';
+import { DelayedCircularProgress } from '../../../components/ui/delayed-progress';
 import { useBlobUrl } from '../hooks/use-blob-url';
 import { cardActions, cardDisplay, contentKind, mayShareByLink, previewPath, type Viewer } from '../utils/card-rules';
 import { formatDateTime } from '../utils/format-date';
@@ -76,7 +76,7 @@ function Thumbnail({ image, viewer }: { image: Image; viewer: Viewer }) {
   const kind = contentKind(image.contentType);
 
   if (kind === 'picture' && image.thumbnailStatus === 'pending' && !path) {
-    return <Placeholder icon={<CircularProgress size={28} aria-hidden />} text="Preparing preview…" />;
+    return <Placeholder icon={<DelayedCircularProgress size={28} aria-hidden />} text="Preparing preview…" />;
   }
   if (path && blob.url) {
     // Transparent photos' thumbnails are laid on this grey (PREVIEW_BACKGROUND, server/src/modules/images/thumbnails.ts).
@@ -91,7 +91,8 @@ function Thumbnail({ image, viewer }: { image: Image; viewer: Viewer }) {
       </Box>
     );
   }
-  if (path && blob.loading) return <Placeholder icon={<CircularProgress size={28} aria-hidden />} text="Loading…" />;
+  if (path && blob.loading)
+    return <Placeholder icon={<DelayedCircularProgress size={28} aria-hidden />} text="Loading…" />;
   if (kind === 'pdf')
     return (
       <Placeholder icon={<PictureAsPdfIcon sx={{ fontSize: 56 }} color="error" aria-hidden />} text="PDF document" />

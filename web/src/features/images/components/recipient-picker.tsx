@@ -1,7 +1,6 @@
 import SearchIcon from '@mui/icons-material/Search';
 import Box from '@mui/material/Box';
 import Chip from '@mui/material/Chip';
-import CircularProgress from '@mui/material/CircularProgress';
 import InputAdornment from '@mui/material/InputAdornment';
 import List from '@mui/material/List';
 import ListItem from '@mui/material/ListItem';
@@ -12,6 +11,7 @@ import Typography from '@mui/material/Typography';
 import type { RoleName, ShareState, UserListItem } from '@medshare/contracts';
 import { skipToken } from '@reduxjs/toolkit/query/react';
 import { useEffect, useState } from 'react';
+import { DelayedCircularProgress } from '../../../components/ui/delayed-progress';
 import { roleLabel } from '../../../lib/roles';
 import { useDebouncedValue } from '../../../lib/use-debounced-value';
 import { useSearchUsersQuery } from '../api/search-users';
@@ -85,7 +85,7 @@ export function RecipientPicker({
       <Box sx={{ border: 1, borderColor: 'divider', borderRadius: 1, maxHeight: 260, overflowY: 'auto' }}>
         {loading && users.length === 0 ? (
           <Box sx={{ p: 2, display: 'flex', justifyContent: 'center' }}>
-            <CircularProgress size={24} aria-label="Loading users" />
+            <DelayedCircularProgress size={24} aria-label="Loading users" />
           </Box>
         ) : users.length === 0 ? (
           <Typography sx={{ p: 2 }} color="text.secondary">

@@ -1,7 +1,6 @@
 import Box from '@mui/material/Box';
 import Button from '@mui/material/Button';
 import Chip from '@mui/material/Chip';
-import CircularProgress from '@mui/material/CircularProgress';
 import Dialog from '@mui/material/Dialog';
 import DialogActions from '@mui/material/DialogActions';
 import DialogContent from '@mui/material/DialogContent';
@@ -14,6 +13,7 @@ import Typography from '@mui/material/Typography';
 import useMediaQuery from '@mui/material/useMediaQuery';
 import type { Image, Share, UserListItem } from '@medshare/contracts';
 import { useEffect, useState, type FormEvent } from 'react';
+import { DelayedCircularProgress } from '../../../components/ui/delayed-progress';
 import { roleLabel } from '../../../lib/roles';
 import { toast, toastApiError } from '../../../lib/notify';
 import { useListSharesQuery, useRevokeShareMutation } from '../api/image-shares';
@@ -55,7 +55,7 @@ function SharesPanel({ image, locale, timeZone }: { image: Image; locale: string
         Shares
       </Typography>
       {shares === null ? (
-        <CircularProgress size={24} aria-label="Loading shares" />
+        <DelayedCircularProgress size={24} aria-label="Loading shares" />
       ) : shares.length === 0 ? (
         <Typography color="text.secondary">Not shared with anyone yet.</Typography>
       ) : (

@@ -2,7 +2,6 @@ import Box from '@mui/material/Box';
 import Button from '@mui/material/Button';
 import Checkbox from '@mui/material/Checkbox';
 import Chip from '@mui/material/Chip';
-import CircularProgress from '@mui/material/CircularProgress';
 import Dialog from '@mui/material/Dialog';
 import DialogActions from '@mui/material/DialogActions';
 import DialogContent from '@mui/material/DialogContent';
@@ -17,6 +16,7 @@ import Typography from '@mui/material/Typography';
 import useMediaQuery from '@mui/material/useMediaQuery';
 import type { StudyShare, UserListItem } from '@medshare/contracts';
 import { useEffect, useState, type FormEvent } from 'react';
+import { DelayedCircularProgress } from '../../../components/ui/delayed-progress';
 import { roleLabel } from '../../../lib/roles';
 import { toast, toastApiError } from '../../../lib/notify';
 import { useRevokeStudyShareMutation, useShareStudyMutation, useStudySharesQuery } from '../api/study';
@@ -58,7 +58,7 @@ function StudySharesPanel({ studyUid, locale, timeZone }: { studyUid: string; lo
         Shares of this study
       </Typography>
       {shares === null ? (
-        <CircularProgress size={24} aria-label="Loading shares" />
+        <DelayedCircularProgress size={24} aria-label="Loading shares" />
       ) : shares.length === 0 ? (
         <Typography color="text.secondary">Not shared with anyone yet.</Typography>
       ) : (

@@ -10,11 +10,11 @@ import Card from '@mui/material/Card';
 import CardActions from '@mui/material/CardActions';
 import CardContent from '@mui/material/CardContent';
 import Chip from '@mui/material/Chip';
-import CircularProgress from '@mui/material/CircularProgress';
 import Typography from '@mui/material/Typography';
 import type { StudySummary } from '@medshare/contracts';
 import type { ReactNode } from 'react';
 import { Link as RouterLink } from 'react-router';
+import { DelayedCircularProgress } from '../../../components/ui/delayed-progress';
 import { formatCalendarDate } from '../../../lib/calendar-date';
 import { useBlobUrl } from '../hooks/use-blob-url';
 import type { Viewer } from '../utils/card-rules';
@@ -66,7 +66,7 @@ function StudyThumbnail({ study }: { study: StudySummary }) {
       </Box>
     );
   if (study.thumbnailUrl && blob.loading)
-    return <Placeholder icon={<CircularProgress size={28} aria-hidden />} text="Loading…" />;
+    return <Placeholder icon={<DelayedCircularProgress size={28} aria-hidden />} text="Loading…" />;
   return <Placeholder icon={<ViewInArIcon sx={{ fontSize: 56 }} color="primary" aria-hidden />} text="DICOM study" />;
 }
 

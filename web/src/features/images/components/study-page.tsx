@@ -9,12 +9,11 @@ import Card from '@mui/material/Card';
 import CardActionArea from '@mui/material/CardActionArea';
 import CardContent from '@mui/material/CardContent';
 import Chip from '@mui/material/Chip';
-import CircularProgress from '@mui/material/CircularProgress';
-import LinearProgress from '@mui/material/LinearProgress';
 import Typography from '@mui/material/Typography';
 import type { StudyDetail, StudySeries } from '@medshare/contracts';
 import { useState } from 'react';
 import { Link as RouterLink, generatePath } from 'react-router';
+import { DelayedCircularProgress, DelayedLinearProgress } from '../../../components/ui/delayed-progress';
 import { paths } from '../../../config/paths';
 import { ApiError } from '../../../lib/api-client';
 import { usePublicSettings } from '../../../lib/public-settings';
@@ -50,7 +49,7 @@ function SeriesThumbnail({ series }: { series: StudySeries }) {
       {blob.url ? (
         <Box component="img" src={blob.url} alt="" sx={{ height: '100%', maxWidth: '100%', objectFit: 'contain' }} />
       ) : blob.loading ? (
-        <CircularProgress size={24} aria-hidden />
+        <DelayedCircularProgress size={24} aria-hidden />
       ) : (
         <ViewInArIcon sx={{ fontSize: 48 }} aria-hidden />
       )}
@@ -148,7 +147,7 @@ export function StudyPage({ studyUid }: { studyUid: string }) {
   const [linking, setLinking] = useState(false);
   if (!user) return null;
 
-  if (isLoading) return <LinearProgress aria-label="Loading study" />;
+  if (isLoading) return <DelayedLinearProgress aria-label="Loading study" />;
   if (!study) {
     const missing = error instanceof ApiError && (error.status === 404 || error.status === 400);
     return (
@@ -171,7 +170,7 @@ export function StudyPage({ studyUid }: { studyUid: string }) {
   const actions = studyActions(study, { id: user.id, role: user.role });
   return (
     <>
-      <Box sx={{ minHeight: 4, mb: 1 }}>{isFetching && <LinearProgress aria-label="Loading study" />}</Box>
+      <Box sx={{ minHeight: 4, mb: 1 }}>{isFetching && <DelayedLinearProgress aria-label="Loading study" />}</Box>
       <StudyHeader
         study={study}
         onShare={actions.share ? () => setSharing(true) : null}

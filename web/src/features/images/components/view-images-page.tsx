@@ -1,12 +1,12 @@
 import UploadIcon from '@mui/icons-material/CloudUpload';
 import Box from '@mui/material/Box';
 import Button from '@mui/material/Button';
-import LinearProgress from '@mui/material/LinearProgress';
 import Typography from '@mui/material/Typography';
 import type { AccessState, Image, StudySummary } from '@medshare/contracts';
 import { SharingMessages } from '@medshare/contracts/constants';
 import { lazy, Suspense, useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import { Link as RouterLink, useSearchParams } from 'react-router';
+import { DelayedLinearProgress } from '../../../components/ui/delayed-progress';
 import { paths } from '../../../config/paths';
 import { selectUser } from '../../../lib/session';
 import { useAppSelector } from '../../../lib/store';
@@ -379,7 +379,7 @@ export function ViewImagesPage({
   return (
     <>
       <Box sx={{ minHeight: 4, mb: 1 }}>
-        {(loading || studyList.loading) && <LinearProgress aria-label="Loading images" />}
+        {(loading || studyList.loading) && <DelayedLinearProgress aria-label="Loading images" />}
       </Box>
       {hasStudies && (
         <>

@@ -1,13 +1,13 @@
 import RefreshIcon from '@mui/icons-material/Refresh';
 import Box from '@mui/material/Box';
 import Button from '@mui/material/Button';
-import CircularProgress from '@mui/material/CircularProgress';
 import IconButton from '@mui/material/IconButton';
 import List from '@mui/material/List';
 import ListItemButton from '@mui/material/ListItemButton';
 import Tooltip from '@mui/material/Tooltip';
 import Typography from '@mui/material/Typography';
 import type { ChatListEntry } from '@medshare/contracts';
+import { DelayedCircularProgress } from '../../../components/ui/delayed-progress';
 import type { StreamStatus } from '../hooks/use-message-stream';
 import { formatFullTime, formatMessageTime, type DisplayZone } from '../utils/format-timestamp';
 import { AvatarInitials } from './avatar-initials';
@@ -72,7 +72,7 @@ export function ChatList(props: ChatListProps) {
       <Box sx={{ flex: 1, minHeight: 0, overflowY: 'auto' }}>
         {state === 'loading' && chats.length === 0 && (
           <Box sx={{ display: 'grid', placeItems: 'center', py: 6 }}>
-            <CircularProgress size={28} aria-label="Loading chats" />
+            <DelayedCircularProgress size={28} aria-label="Loading chats" />
           </Box>
         )}
         {state === 'error' && chats.length === 0 && (

@@ -3,11 +3,11 @@ import DoneIcon from '@mui/icons-material/Done';
 import DoneAllIcon from '@mui/icons-material/DoneAll';
 import Box from '@mui/material/Box';
 import Button from '@mui/material/Button';
-import CircularProgress from '@mui/material/CircularProgress';
 import IconButton from '@mui/material/IconButton';
 import Typography from '@mui/material/Typography';
 import type { Message, RoleName } from '@medshare/contracts';
 import { useLayoutEffect, useRef } from 'react';
+import { DelayedCircularProgress } from '../../../components/ui/delayed-progress';
 import { roleLabel } from '../../../lib/roles';
 import { formatFullTime, formatMessageTime, type DisplayZone } from '../utils/format-timestamp';
 import { AvatarInitials } from './avatar-initials';
@@ -203,7 +203,7 @@ export function ChatThread(props: ChatThreadProps) {
         )}
         {state === 'loading' && messages.length === 0 && (
           <Box sx={{ display: 'grid', placeItems: 'center', py: 6 }}>
-            <CircularProgress size={28} aria-label="Loading messages" />
+            <DelayedCircularProgress size={28} aria-label="Loading messages" />
           </Box>
         )}
         {state === 'error' && messages.length === 0 && (

@@ -2,7 +2,6 @@ import SearchIcon from '@mui/icons-material/Search';
 import Box from '@mui/material/Box';
 import Button from '@mui/material/Button';
 import Chip from '@mui/material/Chip';
-import CircularProgress from '@mui/material/CircularProgress';
 import Dialog from '@mui/material/Dialog';
 import DialogActions from '@mui/material/DialogActions';
 import DialogContent from '@mui/material/DialogContent';
@@ -15,6 +14,7 @@ import Typography from '@mui/material/Typography';
 import type { MessageRecipient } from '@medshare/contracts';
 import { skipToken } from '@reduxjs/toolkit/query/react';
 import { useState } from 'react';
+import { DelayedCircularProgress } from '../../../components/ui/delayed-progress';
 import { roleLabel } from '../../../lib/roles';
 import { useDebouncedValue } from '../../../lib/use-debounced-value';
 import { useSearchRecipientsQuery } from '../api/search-recipients';
@@ -75,7 +75,7 @@ export function SelectUserDialog({ open, onClose, onPick, fullScreen }: SelectUs
         <Box sx={{ minHeight: 240 }} aria-live="polite" aria-busy={results.state === 'loading'}>
           {results.state === 'loading' && results.users.length === 0 && (
             <Box sx={{ display: 'grid', placeItems: 'center', py: 5 }}>
-              <CircularProgress size={26} aria-label="Searching users" />
+              <DelayedCircularProgress size={26} aria-label="Searching users" />
             </Box>
           )}
           {results.state === 'error' && (

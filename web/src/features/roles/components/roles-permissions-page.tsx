@@ -5,7 +5,6 @@ import Box from '@mui/material/Box';
 import Card from '@mui/material/Card';
 import CardContent from '@mui/material/CardContent';
 import Chip from '@mui/material/Chip';
-import CircularProgress from '@mui/material/CircularProgress';
 import Paper from '@mui/material/Paper';
 import Table from '@mui/material/Table';
 import TableBody from '@mui/material/TableBody';
@@ -15,6 +14,7 @@ import TableRow from '@mui/material/TableRow';
 import Typography from '@mui/material/Typography';
 import type { Permission, Role } from '@medshare/contracts';
 import { useEffect } from 'react';
+import { DelayedCircularProgress } from '../../../components/ui/delayed-progress';
 import { ScrollRegion } from '../../../components/ui/scroll-region';
 import { ApiError } from '../../../lib/api-client';
 import { roleLabel } from '../../../lib/roles';
@@ -54,7 +54,7 @@ export function RolesPermissionsPage() {
   if (state.status === 'loading') {
     return (
       <Box sx={{ display: 'grid', placeItems: 'center', minHeight: 200 }}>
-        <CircularProgress aria-label="Loading roles and permissions" />
+        <DelayedCircularProgress aria-label="Loading roles and permissions" />
       </Box>
     );
   }

@@ -1,7 +1,6 @@
 import Alert from '@mui/material/Alert';
 import Box from '@mui/material/Box';
 import Button from '@mui/material/Button';
-import CircularProgress from '@mui/material/CircularProgress';
 import Dialog from '@mui/material/Dialog';
 import DialogActions from '@mui/material/DialogActions';
 import DialogContent from '@mui/material/DialogContent';
@@ -17,6 +16,7 @@ import Typography from '@mui/material/Typography';
 import useMediaQuery from '@mui/material/useMediaQuery';
 import type { AppSetting } from '@medshare/contracts';
 import { useEffect, useState } from 'react';
+import { DelayedCircularProgress } from '../../../components/ui/delayed-progress';
 import { ApiError } from '../../../lib/api-client';
 import { formatDateTime } from '../../../lib/display-settings';
 import { toast } from '../../../lib/notify';
@@ -124,7 +124,7 @@ export function SettingsPage() {
   if (list.isLoading) {
     return (
       <Box sx={{ display: 'grid', placeItems: 'center', minHeight: 200 }}>
-        <CircularProgress aria-label="Loading settings" />
+        <DelayedCircularProgress aria-label="Loading settings" />
       </Box>
     );
   }

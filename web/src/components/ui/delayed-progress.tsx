@@ -1,0 +1,58 @@
+import Box from '@mui/material/Box';
+import CircularProgress, { type CircularProgressProps } from '@mui/material/CircularProgress';
+import LinearProgress, { type LinearProgressProps } from '@mui/material/LinearProgress';
+import { useEffect, useState } from 'react';
+
+/**
+ * How long a load runs before its indeterminate indicator appears. Most loads end sooner, and then
+ * nothing flashes; and an indicator shown at once animates through a page's start-up, when every
+ * frame it costs is taken from the page's own work (docs/architecture.md › Frontend, "Loading
+ * indicators").
+ */
+export const PROGRESS_DELAY_MS = 500;
+
+/** False until `ms` have passed since the component mounted, then true. */
+export function useDelayPassed(ms: number = PROGRESS_DELAY_MS): boolean {
+  const [passed, setPassed] = useState(ms <= 0);
+  useEffect(() => {
+    if (passed) return;
+    const timer = setTimeout(() => setPassed(true), ms);
+    return () => clearTimeout(timer);
+  }, [ms, passed]);
+  return passed;
+}
+
+type AriaProps = { 'aria-label'?: string; 'aria-hidden'?: boolean | 'true' | 'false' };
+
+/**
+ * Until the delay passes, the indicator's box and its name for assistive technology, without the
+ * animation: the layout does not move when it appears, and a screen reader hears "Loading" at once.
+ */
+function Waiting({ aria, width, height }: { aria: AriaProps; width: number | string; height: number | string }) {
+  return (
+    <Box
+      role={aria['aria-hidden'] ? undefined : 'progressbar'}
+      {...aria}
+      sx={{ display: width === '100%' ? 'block' : 'inline-block', width, height }}
+    />
+  );
+}
+
+/**
+ * MUI's indeterminate spinner, shown after PROGRESS_DELAY_MS. `disableShrink`: only the arc's
+ * rotation, which the compositor runs on its own; the default also animates the circle's
+ * `stroke-dasharray`, which Chromium cannot composite and so restyles and repaints on the main
+ * thread every frame.
+ */
+export function DelayedCircularProgress({ size = 40, ...props }: Omit<CircularProgressProps, 'variant' | 'value'>) {
+  const shown = useDelayPassed();
+  if (!shown) return <Waiting aria={props} width={size} height={size} />;
+  return <CircularProgress disableShrink size={size} {...props} />;
+}
+
+/** MUI's indeterminate bar, shown after PROGRESS_DELAY_MS; its 4 px are kept meanwhile. */
+export function DelayedLinearProgress(props: Omit<LinearProgressProps, 'variant' | 'value' | 'valueBuffer'>) {
+  const shown = useDelayPassed();
+  if (!shown) return <Waiting aria={props} width="100%" height={4} />;
+  return <LinearProgress {...props} />;
+}
