@@ -1,6 +1,6 @@
 import { expect, test } from '@playwright/test';
 import { registerViaApi, uniqueUser } from '../support/api.ts';
-import { signInWithSession } from '../support/ui.ts';
+import { screenshot, signInWithSession } from '../support/ui.ts';
 
 /**
  * Loading indicators wait PROGRESS_DELAY_MS before they animate (web/src/components/ui/delayed-progress.tsx,
@@ -49,6 +49,7 @@ test('View Images: a slow image list names its load at once and shows the animat
 
   await page.reload();
   await expect(page.getByRole('progressbar', { name: 'Loading images' })).toHaveClass(/MuiLinearProgress-root/);
+  await screenshot(page, 'view-images-slow-list');
   await expect(page.getByText('Nothing has been shared with you yet.')).toBeVisible({ timeout: 15_000 });
   await expect(page.getByRole('progressbar')).toHaveCount(0);
 
