@@ -38,6 +38,14 @@ describe('DelayedCircularProgress', () => {
     expect(document.querySelector('.MuiCircularProgress-root')).not.toBeNull();
   });
 
+  it("gives the waiting box only the name, none of the spinner's other props", () => {
+    vi.useFakeTimers();
+    render(<DelayedCircularProgress aria-label="Loading image" thickness={5} color="inherit" sx={{ color: 'red' }} />);
+    const waiting = screen.getByRole('progressbar', { name: 'Loading image' });
+    expect(waiting.getAttributeNames().sort()).toEqual(['aria-label', 'class', 'role']);
+    expect(getComputedStyle(waiting).color).not.toBe('red');
+  });
+
   it('leaves no timer behind when the load ends first', () => {
     vi.useFakeTimers();
     const { unmount } = render(<DelayedCircularProgress aria-label="Loading page" />);

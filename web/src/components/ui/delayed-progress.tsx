@@ -29,10 +29,12 @@ type AriaProps = { 'aria-label'?: string; 'aria-hidden'?: boolean | 'true' | 'fa
  * animation: the layout does not move when it appears, and a screen reader hears "Loading" at once.
  */
 function Waiting({ aria, width, height }: { aria: AriaProps; width: number | string; height: number | string }) {
+  const hidden = aria['aria-hidden'] === true || aria['aria-hidden'] === 'true';
   return (
     <Box
-      role={aria['aria-hidden'] ? undefined : 'progressbar'}
-      {...aria}
+      role={hidden ? undefined : 'progressbar'}
+      aria-label={aria['aria-label']}
+      aria-hidden={hidden || undefined}
       sx={{ display: width === '100%' ? 'block' : 'inline-block', width, height }}
     />
   );
