@@ -114,7 +114,7 @@ export function createImagesRepository(db: Db) {
       .orderBy('images.created_at')
       .limit(1)
       .modifyEnd(PREPARED);
-  // Every thumbnail made, and most routes on one image, read it: compiled once.
+  // Most routes on one image read it: compiled once.
   const liveById = compiledQuery(db, (id: string) =>
     imagesWithPeople().where('images.id', '=', id).where('images.deleted_at', 'is', null).modifyEnd(PREPARED),
   );
@@ -124,16 +124,6 @@ export function createImagesRepository(db: Db) {
   );
   const duplicateForPatient = compiledQuery(db, (uploaderId: string, patientId: string, sopInstanceUid: string) =>
     duplicateInstanceQuery(uploaderId, patientId, sopInstanceUid),
-  );
-
-  // Every thumbnail made reads it: the columns the thumbnailer uses, no people; compiled once.
-  const thumbnailSourceById = compiledQuery(db, (id: string) =>
-    db
-      .selectFrom('images')
-      .select(STORED_OBJECT_COLUMNS)
-      .where('images.id', '=', id)
-      .where('images.deleted_at', 'is', null)
-      .modifyEnd(PREPARED),
   );
 
   /**
@@ -247,9 +237,19 @@ export function createImagesRepository(db: Db) {
     /** A live (not deleted) image with the names of its uploader and patient. */
     getLive: (id: string): Promise<ImageWithPeople | undefined> => liveById(id).then((rows) => rows[0]),
 
-    /** A live image's row as the thumbnailer reads it. */
-    getThumbnailSource: (id: string): Promise<ThumbnailSource | undefined> =>
-      thumbnailSourceById(id).then((rows) => rows[0]),
+    /**
+     * What the thumbnailer needs of these images, the live ones, in one round trip: it reads the rows
+     * of the thumbnails it is about to make together (thumbnails.ts › THUMBNAIL_ROWS_PER_READ).
+     */
+    async getThumbnailSources(ids: readonly string[]): Promise<ThumbnailSource[]> {
+      if (!ids.length) return [];
+      return db
+        .selectFrom('images')
+        .select(STORED_OBJECT_COLUMNS)
+        .where('images.id', 'in', ids)
+        .where('images.deleted_at', 'is', null)
+        .execute();
+    },
 
     /**
      * A live image with its people, and the life of the viewer's share of it if there is one (at

@@ -3,7 +3,7 @@ import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import type { EncryptedStore } from '../../storage/encrypted-store.ts';
 import type { ImagesRepository } from './images.repository.ts';
-import { THUMBNAIL_TYPE, createThumbnailer, encodeThumbnail } from './thumbnails.ts';
+import { THUMBNAIL_ROWS_PER_READ, THUMBNAIL_TYPE, createThumbnailer, encodeThumbnail } from './thumbnails.ts';
 
 describe('encodeThumbnail: JPEG, at most 320 px a side', () => {
   it('keeps a reduced grey DICOM frame grey, one channel, at its size', async () => {
@@ -73,7 +73,7 @@ describe('the thumbnailer', () => {
       size_bytes: 10,
     };
     const repo = {
-      getThumbnailSource: async () => row,
+      getThumbnailSources: async (ids: readonly string[]) => (ids.includes(row.id) ? [row] : []),
       setThumbnail: async (_id: string, thumb: unknown) => ((recorded = thumb), true),
       setThumbnailStatus: async () => undefined,
     } as unknown as ImagesRepository;
@@ -103,5 +103,95 @@ describe('the thumbnailer', () => {
     // Encoded from the frame as it was while held: mid-grey, not the zeros written after `use`.
     const { data } = await sharp(stored[0]!.bytes).greyscale().raw().toBuffer({ resolveWithObject: true });
     expect(Math.abs(data[0]! - 90)).toBeLessThan(8);
+  });
+
+  it('reads the rows of the queued thumbnails together, a batch at a time, and makes each in queue order', async () => {
+    const count = THUMBNAIL_ROWS_PER_READ + 4;
+    const ids = Array.from({ length: count }, (_, i) => `image-${i}`);
+    // image-3 was deleted after it was queued (no row); image-5's thumbnail was made meanwhile.
+    const rowOf = (id: string) =>
+      id === 'image-3'
+        ? []
+        : [
+            {
+              id,
+              storage_key: `blob-${id}`,
+              content_type: 'image/png',
+              thumbnail_status: id === 'image-5' ? 'ready' : 'pending',
+              uploader_id: 'user-1',
+              wrapped_key: Buffer.alloc(0),
+              key_id: 'k',
+              sha256: 'x',
+              size_bytes: 10,
+            },
+          ];
+    const reads: string[][] = [];
+    const made: string[] = [];
+    const png = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#808080' } })
+      .png()
+      .toBuffer();
+    const repo = {
+      getThumbnailSources: async (asked: readonly string[]) => (reads.push([...asked]), asked.flatMap(rowOf)),
+      setThumbnail: async (id: string) => (made.push(id), true),
+      setThumbnailStatus: async () => undefined,
+      pendingThumbnails: async () => ids.map((id) => ({ id })),
+    } as unknown as ImagesRepository;
+    const store = {
+      readAll: async () => png.buffer.slice(png.byteOffset, png.byteOffset + png.length),
+      putBuffer: async (_key: string, bytes: Buffer) => ({
+        wrappedKey: Buffer.alloc(0),
+        keyId: 'k',
+        size: bytes.length,
+        sha256: 'y',
+      }),
+    } as unknown as EncryptedStore;
+    const thumbnailer = createThumbnailer({ repo, store, log: pino({ level: 'silent' }) });
+    for (const id of ids) thumbnailer.enqueue(id);
+    // Asked while the first batch is being made: nothing already queued or taken is queued again.
+    await thumbnailer.resumePending();
+    await thumbnailer.idle();
+
+    // The first enqueue starts a batch at once (of what is queued then); the others wait and go together.
+    expect(reads.flat()).toEqual(ids);
+    expect(Math.max(...reads.map((r) => r.length))).toBe(THUMBNAIL_ROWS_PER_READ);
+    expect(reads.length).toBeLessThanOrEqual(3);
+    expect(made).toEqual(ids.filter((id) => id !== 'image-3' && id !== 'image-5'));
+  });
+
+  it('leaves the rows it could not read pending and goes on with the next batch', async () => {
+    const ids = Array.from({ length: THUMBNAIL_ROWS_PER_READ + 4 }, (_, i) => `image-${i}`);
+    let failed: readonly string[] = [];
+    const made: string[] = [];
+    const statuses: string[] = [];
+    const png = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#808080' } })
+      .png()
+      .toBuffer();
+    const repo = {
+      getThumbnailSources: async (asked: readonly string[]) => {
+        if (!failed.length) {
+          failed = asked;
+          throw new Error('connection reset');
+        }
+        return asked.map((id) => ({ id, storage_key: id, content_type: 'image/png', thumbnail_status: 'pending' }));
+      },
+      setThumbnail: async (id: string) => (made.push(id), true),
+      setThumbnailStatus: async (_id: string, status: string) => void statuses.push(status),
+    } as unknown as ImagesRepository;
+    const store = {
+      readAll: async () => png.buffer.slice(png.byteOffset, png.byteOffset + png.length),
+      putBuffer: async (_key: string, bytes: Buffer) => ({
+        wrappedKey: Buffer.alloc(0),
+        keyId: 'k',
+        size: bytes.length,
+        sha256: 'y',
+      }),
+    } as unknown as EncryptedStore;
+    const thumbnailer = createThumbnailer({ repo, store, log: pino({ level: 'silent' }) });
+    for (const id of ids) thumbnailer.enqueue(id);
+    await thumbnailer.idle();
+    expect(failed.length).toBeGreaterThan(0);
+    expect(made).toEqual(ids.filter((id) => !failed.includes(id)));
+    // Not marked failed: a later resumePending queues them again.
+    expect(statuses).toEqual([]);
   });
 });

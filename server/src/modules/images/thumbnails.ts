@@ -4,7 +4,7 @@ import { errorMessage } from '../../errors.ts';
 import type { EncryptedStore } from '../../storage/encrypted-store.ts';
 import { MAX_FRAME_PIXELS } from '../dicom/dicom-core.ts';
 import type { ThumbnailPixels } from '../dicom/thumbnail-frame.ts';
-import type { ImagesRepository } from './images.repository.ts';
+import type { ImagesRepository, ThumbnailSource as ThumbnailRow } from './images.repository.ts';
 
 export const THUMBNAIL_MAX_PX = 320;
 export const THUMBNAIL_TYPE = 'image/jpeg';
@@ -56,6 +56,14 @@ export const thumbnailKey = (storageKey: string) => `${storageKey}-thumb`;
 
 /** Longest a thumbnail waits for uploads in flight to finish before it is made anyway. */
 export const THUMBNAIL_MAX_DEFER_MS = 1_000;
+/**
+ * The rows of up to this many queued thumbnails are read in one query: a burst of uploads queues
+ * hundreds, and each thumbnail asked two queries, this read and its update
+ * (docs/decisions.md › Thumbnail rows read together). A row read a batch earlier is still right to
+ * use: only a deletion or this thumbnailer changes it, and `setThumbnail` records nothing for an
+ * image deleted meanwhile.
+ */
+export const THUMBNAIL_ROWS_PER_READ = 16;
 const DEFER_POLL_MS = 20;
 
 /**
@@ -94,11 +102,13 @@ export function createThumbnailer({
   deferWhile?: () => boolean;
 }) {
   const queue: string[] = [];
+  /** The ids taken from the queue whose thumbnails are being made (resumePending must not queue them again). */
+  const taken = new Set<string>();
   let running: Promise<void> | null = null;
 
-  async function make(id: string): Promise<void> {
-    const image = await repo.getThumbnailSource(id);
-    if (!image || image.thumbnail_status !== 'pending') return;
+  async function make(image: ThumbnailRow): Promise<void> {
+    const { id } = image;
+    if (image.thumbnail_status !== 'pending') return;
     try {
       // One buffer of the object's size (no chunks plus a joined copy); for DICOM, read when a worker is free.
       const read = () =>
@@ -133,13 +143,29 @@ export function createThumbnailer({
 
   async function run() {
     while (queue.length) {
-      const since = Date.now();
-      while (deferWhile() && Date.now() - since < THUMBNAIL_MAX_DEFER_MS)
-        await new Promise((r) => setTimeout(r, DEFER_POLL_MS));
-      const id = queue.shift()!;
-      await make(id).catch((err: unknown) =>
-        log.error({ imageId: id, problem: errorMessage(err) }, 'thumbnail job failed'),
-      );
+      const ids = queue.splice(0, THUMBNAIL_ROWS_PER_READ);
+      for (const id of ids) taken.add(id);
+      try {
+        // A row not answered is an image deleted since it was queued: nothing to make.
+        const rows = await repo.getThumbnailSources(ids).catch((err: unknown) => {
+          // Left 'pending': the next resumePending (the sweep, a restart) queues them again.
+          log.error({ imageIds: ids, problem: errorMessage(err) }, 'thumbnail rows could not be read');
+          return [];
+        });
+        const byId = new Map(rows.map((row) => [row.id, row]));
+        for (const id of ids) {
+          const image = byId.get(id);
+          if (!image) continue;
+          const since = Date.now();
+          while (deferWhile() && Date.now() - since < THUMBNAIL_MAX_DEFER_MS)
+            await new Promise((r) => setTimeout(r, DEFER_POLL_MS));
+          await make(image).catch((err: unknown) =>
+            log.error({ imageId: id, problem: errorMessage(err) }, 'thumbnail job failed'),
+          );
+        }
+      } finally {
+        for (const id of ids) taken.delete(id);
+      }
     }
   }
 
@@ -155,7 +181,8 @@ export function createThumbnailer({
       while (running) await running;
     },
     async resumePending() {
-      for (const { id } of await repo.pendingThumbnails(1000)) if (!queue.includes(id)) this.enqueue(id);
+      for (const { id } of await repo.pendingThumbnails(1000))
+        if (!queue.includes(id) && !taken.has(id)) this.enqueue(id);
     },
   };
 }
