@@ -5,6 +5,22 @@ import type { EncryptedStore } from '../../storage/encrypted-store.ts';
 import type { ImagesRepository } from './images.repository.ts';
 import { THUMBNAIL_ROWS_PER_READ, THUMBNAIL_TYPE, createThumbnailer, encodeThumbnail } from './thumbnails.ts';
 
+/** A store whose every object is the same small PNG, and which keeps nothing it is given. */
+async function photoStore(): Promise<EncryptedStore> {
+  const png = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#808080' } })
+    .png()
+    .toBuffer();
+  return {
+    readAll: async () => png.buffer.slice(png.byteOffset, png.byteOffset + png.length),
+    putBuffer: async (_key: string, bytes: Buffer) => ({
+      wrappedKey: Buffer.alloc(0),
+      keyId: 'k',
+      size: bytes.length,
+      sha256: 'y',
+    }),
+  } as unknown as EncryptedStore;
+}
+
 describe('encodeThumbnail: JPEG, at most 320 px a side', () => {
   it('keeps a reduced grey DICOM frame grey, one channel, at its size', async () => {
     const pixels = new Uint8Array(200 * 100);
@@ -127,25 +143,13 @@ describe('the thumbnailer', () => {
           ];
     const reads: string[][] = [];
     const made: string[] = [];
-    const png = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#808080' } })
-      .png()
-      .toBuffer();
     const repo = {
       getThumbnailSources: async (asked: readonly string[]) => (reads.push([...asked]), asked.flatMap(rowOf)),
       setThumbnail: async (id: string) => (made.push(id), true),
       setThumbnailStatus: async () => undefined,
       pendingThumbnails: async () => ids.map((id) => ({ id })),
     } as unknown as ImagesRepository;
-    const store = {
-      readAll: async () => png.buffer.slice(png.byteOffset, png.byteOffset + png.length),
-      putBuffer: async (_key: string, bytes: Buffer) => ({
-        wrappedKey: Buffer.alloc(0),
-        keyId: 'k',
-        size: bytes.length,
-        sha256: 'y',
-      }),
-    } as unknown as EncryptedStore;
-    const thumbnailer = createThumbnailer({ repo, store, log: pino({ level: 'silent' }) });
+    const thumbnailer = createThumbnailer({ repo, store: await photoStore(), log: pino({ level: 'silent' }) });
     for (const id of ids) thumbnailer.enqueue(id);
     // Asked while the first batch is being made: nothing already queued or taken is queued again.
     await thumbnailer.resumePending();
@@ -163,9 +167,6 @@ describe('the thumbnailer', () => {
     let failed: readonly string[] = [];
     const made: string[] = [];
     const statuses: string[] = [];
-    const png = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#808080' } })
-      .png()
-      .toBuffer();
     const repo = {
       getThumbnailSources: async (asked: readonly string[]) => {
         if (!failed.length) {
@@ -177,16 +178,7 @@ describe('the thumbnailer', () => {
       setThumbnail: async (id: string) => (made.push(id), true),
       setThumbnailStatus: async (_id: string, status: string) => void statuses.push(status),
     } as unknown as ImagesRepository;
-    const store = {
-      readAll: async () => png.buffer.slice(png.byteOffset, png.byteOffset + png.length),
-      putBuffer: async (_key: string, bytes: Buffer) => ({
-        wrappedKey: Buffer.alloc(0),
-        keyId: 'k',
-        size: bytes.length,
-        sha256: 'y',
-      }),
-    } as unknown as EncryptedStore;
-    const thumbnailer = createThumbnailer({ repo, store, log: pino({ level: 'silent' }) });
+    const thumbnailer = createThumbnailer({ repo, store: await photoStore(), log: pino({ level: 'silent' }) });
     for (const id of ids) thumbnailer.enqueue(id);
     await thumbnailer.idle();
     expect(failed.length).toBeGreaterThan(0);
