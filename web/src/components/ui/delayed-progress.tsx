@@ -12,7 +12,7 @@ import { useEffect, useState } from 'react';
 export const PROGRESS_DELAY_MS = 500;
 
 /** False until `ms` have passed since the component mounted, then true. */
-export function useDelayPassed(ms: number = PROGRESS_DELAY_MS): boolean {
+function useDelayPassed(ms: number = PROGRESS_DELAY_MS): boolean {
   const [passed, setPassed] = useState(ms <= 0);
   useEffect(() => {
     if (passed) return;
