@@ -60,7 +60,7 @@ export function serverEnv(options: ServerOptions): NodeJS.ProcessEnv {
   };
 }
 
-/** Starts the server with the outbox mailer and waits until /api/health answers. */
+/** Starts the server with the outbox mailer and waits until it says it listens and /api/health answers. */
 export async function startServer(options: ServerOptions): Promise<SpawnedServer> {
   const port = options.port ?? (await freePort());
   // A first start on PGlite would run initdb in the child; a restart or a restored backup keeps its own.
@@ -79,11 +79,16 @@ export async function startServer(options: ServerOptions): Promise<SpawnedServer
   child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
   const base = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + (options.startTimeoutMs ?? 60_000);
+  // Its own line first (main.ts prints it once listening): freePort's port can be taken by another
+  // test's server in the meantime, whose health would answer for a child that never started.
+  const listening = `MedShare on ${base}:`;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`server exited: ${output}`);
-    const ok = await fetch(`${base}/api/health`)
-      .then((r) => r.ok)
-      .catch(() => false);
+    const ok =
+      output.includes(listening) &&
+      (await fetch(`${base}/api/health`)
+        .then((r) => r.ok)
+        .catch(() => false));
     if (ok) break;
     if (Date.now() > deadline) {
       child.kill('SIGKILL');
