@@ -11,8 +11,9 @@ import { preloadRouteChunks } from './router';
  * What the page the app starts on needs, started before the first render (main.tsx): for View
  * Images its first reads, for every signed-in page the public settings and ICU's start-up (in a
  * worker), then the page's chunks all at once (docs/architecture.md › Frontend, "Start-up").
+ * Settles once the page's chunks have arrived (or failed).
  */
-export function preloadRoute(pathname: string): void {
+export function preloadRoute(pathname: string): Promise<void> {
   const stored = readStoredSession();
   const signedIn = stored !== null;
   // The list first: asked before the page's chunks, it is not queued behind them on a phone's
@@ -24,5 +25,5 @@ export function preloadRoute(pathname: string): void {
   // Signed-in pages show dates (cards, lists, logs): ICU's start-up goes to a worker, started before
   // the chunks so that it has the most time to finish before the first date is drawn.
   if (signedIn) void warmIntl();
-  preloadRouteChunks(pathname, signedIn);
+  return preloadRouteChunks(pathname, signedIn);
 }

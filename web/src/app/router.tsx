@@ -1,4 +1,4 @@
-import { isValidElement, lazy, Suspense, type ComponentType, type LazyExoticComponent, type ReactNode } from 'react';
+import { isValidElement, Suspense, type ReactNode } from 'react';
 import { BrowserRouter, matchRoutes, Outlet, useLocation, type RouteObject } from 'react-router';
 import { LogoutContext } from '../components/layout/logout-context';
 import { RouteFallback } from '../components/ui/route-fallback';
@@ -6,46 +6,38 @@ import { paths } from '../config/paths';
 import { useLogout } from '../features/auth/hooks/use-logout';
 import { useDropStaticCopyElsewhere } from '../lib/prerendered';
 import { useDismissErrorToastsOnPageChange } from './dismiss-errors-on-page-change';
+import { lazyPage, pageLoader } from './lazy-page';
 import { RequireAuth } from './require-auth';
 import { RequirePageAccess } from './require-page-access';
 import { RoutesWithBoundary } from './route-error';
 import { SignedOutOnly } from './signed-out-only';
 
-// Every page is its own chunk: the first visit downloads only the page it opens.
-type PageModule = { default: ComponentType };
-/** Each lazily loaded page's import, so that preloadRouteChunks can start it before React asks for it. */
-const pageLoaders = new Map<unknown, () => Promise<PageModule>>();
-const page = (load: () => Promise<PageModule>): LazyExoticComponent<ComponentType> => {
-  const component = lazy(load);
-  pageLoaders.set(component, load);
-  return component;
-};
-
-const Landing = page(() => import('./routes/landing'));
-const ShareImage = page(() => import('./routes/share-image'));
-const ExternalLink = page(() => import('./routes/external-link'));
-const Login = page(() => import('./routes/login'));
-const Register = page(() => import('./routes/register'));
-const VerifyAccount = page(() => import('./routes/verify-account'));
-const ForgotPassword = page(() => import('./routes/forgot-password'));
-const ResetPassword = page(() => import('./routes/reset-password'));
-const NotFound = page(() => import('./routes/not-found'));
-const AppLayout = page(() => import('./routes/app/app-layout'));
-const Dashboard = page(() => import('./routes/app/dashboard'));
-const AdminDashboard = page(() => import('./routes/app/admin-dashboard'));
-const Profile = page(() => import('./routes/app/profile'));
-const UserProfile = page(() => import('./routes/app/user-profile'));
-const Upload = page(() => import('./routes/app/upload'));
-const ViewImages = page(() => import('./routes/app/view-images'));
-const Messages = page(() => import('./routes/app/messages'));
-const AuditLogs = page(() => import('./routes/app/audit-logs'));
-const RolesPermissions = page(() => import('./routes/app/roles-permissions'));
-const AppSettings = page(() => import('./routes/app/app-settings'));
-const AiAnalysis = page(() => import('./routes/app/ai-analysis'));
-const Study = page(() => import('./routes/app/study'));
+// Every page is its own chunk: the first visit downloads only the page it opens (app/lazy-page.tsx).
+const Landing = lazyPage(() => import('./routes/landing'), 'Landing');
+const ShareImage = lazyPage(() => import('./routes/share-image'), 'ShareImage');
+const ExternalLink = lazyPage(() => import('./routes/external-link'), 'ExternalLink');
+const Login = lazyPage(() => import('./routes/login'), 'Login');
+const Register = lazyPage(() => import('./routes/register'), 'Register');
+const VerifyAccount = lazyPage(() => import('./routes/verify-account'), 'VerifyAccount');
+const ForgotPassword = lazyPage(() => import('./routes/forgot-password'), 'ForgotPassword');
+const ResetPassword = lazyPage(() => import('./routes/reset-password'), 'ResetPassword');
+const NotFound = lazyPage(() => import('./routes/not-found'), 'NotFound');
+const AppLayout = lazyPage(() => import('./routes/app/app-layout'), 'AppLayout');
+const Dashboard = lazyPage(() => import('./routes/app/dashboard'), 'Dashboard');
+const AdminDashboard = lazyPage(() => import('./routes/app/admin-dashboard'), 'AdminDashboard');
+const Profile = lazyPage(() => import('./routes/app/profile'), 'Profile');
+const UserProfile = lazyPage(() => import('./routes/app/user-profile'), 'UserProfile');
+const Upload = lazyPage(() => import('./routes/app/upload'), 'Upload');
+const ViewImages = lazyPage(() => import('./routes/app/view-images'), 'ViewImages');
+const Messages = lazyPage(() => import('./routes/app/messages'), 'Messages');
+const AuditLogs = lazyPage(() => import('./routes/app/audit-logs'), 'AuditLogs');
+const RolesPermissions = lazyPage(() => import('./routes/app/roles-permissions'), 'RolesPermissions');
+const AppSettings = lazyPage(() => import('./routes/app/app-settings'), 'AppSettings');
+const AiAnalysis = lazyPage(() => import('./routes/app/ai-analysis'), 'AiAnalysis');
+const Study = lazyPage(() => import('./routes/app/study'), 'Study');
 // Cornerstone3D is large; this import keeps it out of every other page's download.
-const DicomViewer = page(() => import('../features/dicom-viewer/dicom-viewer-route'));
-const SeriesViewer = page(() => import('../features/dicom-viewer/series-viewer-route'));
+const DicomViewer = lazyPage(() => import('../features/dicom-viewer/dicom-viewer-route'), 'DicomViewer');
+const SeriesViewer = lazyPage(() => import('../features/dicom-viewer/series-viewer-route'), 'SeriesViewer');
 
 function RootLayout() {
   const { logout, isPending } = useLogout();
@@ -131,24 +123,28 @@ export const routes: RouteObject[] = [
  * (main.tsx, before the first render). Left to React, they load one level at a time: the signed-in
  * frame's chunk must arrive and render before the page inside it is even requested (View Images:
  * one more round trip and render on a slow link). The pages below RequireAuth are skipped when no
- * session is stored: that visitor goes to the login page instead. The import() calls are the ones
- * `lazy` makes later, so the browser fetches each chunk once.
+ * session is stored: that visitor goes to the login page instead. The imports are the pages' own,
+ * so the browser fetches each chunk once. Settles once all have arrived or failed.
  */
-export function preloadRouteChunks(pathname: string, signedIn: boolean): void {
+export function preloadRouteChunks(pathname: string, signedIn: boolean): Promise<void> {
+  const loading: Promise<unknown>[] = [];
   for (const { route } of matchRoutes(routes, pathname) ?? []) {
     let element: ReactNode = route.element;
     while (isValidElement(element)) {
-      if (element.type === RequireAuth && !signedIn) return;
-      const load = pageLoaders.get(element.type);
-      if (load) {
-        // A failed download shows when React renders the page (RouteErrorBoundary); nothing to do here.
-        load().catch(() => undefined);
+      if (element.type === RequireAuth && !signedIn) return settled(loading);
+      const start = pageLoader(element.type);
+      if (start) {
+        loading.push(start());
         break;
       }
       element = (element.props as { children?: ReactNode }).children;
     }
   }
+  return settled(loading);
 }
+
+// A failed download shows when React renders the page (RouteErrorBoundary); nothing to do here.
+const settled = (loading: Promise<unknown>[]) => Promise.allSettled(loading).then(() => undefined);
 
 /**
  * React Router in its declarative mode: the app uses no loaders, actions or fetchers, and the data

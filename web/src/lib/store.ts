@@ -93,6 +93,23 @@ export type AppDispatch = AppStore['dispatch'];
 const stored = readStoredSession();
 export const store = createStore(stored ? { session: stored } : undefined);
 export const persistor = persistStore(store);
+
+/** Whether redux-persist has put the stored state back (read by the app's gate, app/provider.tsx). */
+export const isRehydrated = () => persistor.getState().bootstrapped;
+
+/** Settles once redux-persist has put the stored state back (main.tsx waits for it before the first render). */
+export function rehydrated(): Promise<void> {
+  return new Promise((resolve) => {
+    const check = () => {
+      if (!isRehydrated()) return;
+      unsubscribe();
+      resolve();
+    };
+    const unsubscribe = persistor.subscribe(check);
+    check();
+  });
+}
+
 bindSession({
   token: () => store.getState().session.token,
   async end() {
