@@ -31,4 +31,36 @@ describe('the store at start-up (lib/store.ts)', () => {
     const { store } = await import('./store');
     expect(store.getState().session).toEqual({ token: null, user: null });
   });
+
+  it('settles rehydrated() only once redux-persist has put the stored state back, and stops listening', async () => {
+    // A persistor whose rehydration the test finishes by hand.
+    const persist = { bootstrapped: false, listeners: new Set<() => void>() };
+    vi.doMock('redux-persist', async (importOriginal) => ({
+      ...(await importOriginal<typeof ReduxPersist>()),
+      persistStore: () => ({
+        getState: () => ({ bootstrapped: persist.bootstrapped }),
+        subscribe: (listener: () => void) => {
+          persist.listeners.add(listener);
+          return () => persist.listeners.delete(listener);
+        },
+      }),
+    }));
+    vi.resetModules();
+    const { isRehydrated, rehydrated } = await import('./store');
+    let settled = false;
+    const waiting = rehydrated().then(() => (settled = true));
+    // A notification before the state is back does not settle it.
+    for (const listener of persist.listeners) listener();
+    await Promise.resolve();
+    expect(isRehydrated()).toBe(false);
+    expect(settled).toBe(false);
+    persist.bootstrapped = true;
+    for (const listener of [...persist.listeners]) listener();
+    await waiting;
+    expect(isRehydrated()).toBe(true);
+    expect(persist.listeners.size).toBe(0);
+    // Once rehydrated, at once, with nothing left listening.
+    await rehydrated();
+    expect(persist.listeners.size).toBe(0);
+  });
 });
