@@ -11,14 +11,13 @@ import { useEffect, useState } from 'react';
  */
 export const PROGRESS_DELAY_MS = 500;
 
-/** False until `ms` have passed since the component mounted, then true. */
-function useDelayPassed(ms: number = PROGRESS_DELAY_MS): boolean {
-  const [passed, setPassed] = useState(ms <= 0);
+/** False until PROGRESS_DELAY_MS have passed since the component mounted, then true. */
+function useDelayPassed(): boolean {
+  const [passed, setPassed] = useState(false);
   useEffect(() => {
-    if (passed) return;
-    const timer = setTimeout(() => setPassed(true), ms);
+    const timer = setTimeout(() => setPassed(true), PROGRESS_DELAY_MS);
     return () => clearTimeout(timer);
-  }, [ms, passed]);
+  }, []);
   return passed;
 }
 
