@@ -3,15 +3,9 @@ import Box from '@mui/material/Box';
 import IconButton from '@mui/material/IconButton';
 import TextField from '@mui/material/TextField';
 import { MESSAGE_MAX_LENGTH } from '@medshare/contracts/constants';
-import { useState, type KeyboardEvent } from 'react';
+import { useState } from 'react';
+import { isSubmitKey } from '../../../components/form/submit-key';
 import { MessagesTexts } from './texts';
-
-/** Enter sends, Shift+Enter breaks the line; an IME composing a character keeps its Enter. */
-export function isSendKey(
-  event: Pick<KeyboardEvent, 'key' | 'shiftKey'> & { nativeEvent?: { isComposing?: boolean } },
-) {
-  return event.key === 'Enter' && !event.shiftKey && !event.nativeEvent?.isComposing;
-}
 
 type ComposerProps = {
   /** Resolves true when the message was sent (the input is then cleared). */
@@ -57,7 +51,7 @@ export function MessageComposer({ onSend, sending, recipientName }: ComposerProp
         placeholder={MessagesTexts.inputPlaceholder}
         onChange={(e) => setDraft(e.target.value)}
         onKeyDown={(e) => {
-          if (isSendKey(e)) {
+          if (isSubmitKey(e)) {
             e.preventDefault();
             void submit();
           }

@@ -8,10 +8,10 @@ import TextField from '@mui/material/TextField';
 import Typography from '@mui/material/Typography';
 import { MESSAGE_MAX_LENGTH } from '@medshare/contracts/constants';
 import { useState } from 'react';
+import { isSubmitKey } from '../../../components/form/submit-key';
 import { roleLabel } from '../../../lib/roles';
 import { AvatarInitials } from './avatar-initials';
 import type { Partner } from './chat-thread';
-import { isSendKey } from './message-composer';
 import { MessagesTexts } from './texts';
 
 type SendMessageDialogProps = {
@@ -86,7 +86,7 @@ export function SendMessageDialog({
             value={draft}
             onChange={(e) => setDraft(e.target.value)}
             onKeyDown={(e) => {
-              if (isSendKey(e)) {
+              if (isSubmitKey(e)) {
                 e.preventDefault();
                 void submit();
               }

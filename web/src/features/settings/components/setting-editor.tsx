@@ -3,6 +3,7 @@ import Box from '@mui/material/Box';
 import Button from '@mui/material/Button';
 import TextField from '@mui/material/TextField';
 import { useState, type FormEvent, type ReactNode } from 'react';
+import { isSubmitKey } from '../../../components/form/submit-key';
 import type { SettingFieldErrors } from '../utils/setting-errors';
 
 export type SettingDraft = { name: string; value: string; description: string };
@@ -97,11 +98,20 @@ export function SettingEditor({
         slotProps={{ htmlInput: { maxLength: 2000 } }}
         sx={{ flex: '1 1 160px', minWidth: 0 }}
       />
+      {/* A description is one line of text, but read whole while editing: it wraps (up to four lines,
+          then scrolls) instead of being cut at a phone's width; Enter saves, as in the other inputs. */}
       <TextField
         size="small"
         label={labels.description}
         value={draft.description}
         onChange={(e) => setDraft({ ...draft, description: e.target.value })}
+        onKeyDown={(e) => {
+          if (!isSubmitKey(e)) return;
+          e.preventDefault();
+          (e.currentTarget as HTMLElement).closest('form')?.requestSubmit();
+        }}
+        multiline
+        maxRows={4}
         error={Boolean(shown.description)}
         helperText={shown.description}
         slotProps={{ htmlInput: { maxLength: 500 } }}

@@ -80,6 +80,30 @@ describe('SettingsPage', () => {
     expect(requestsTo(requests, 'GET', '/appsetting/')).toHaveLength(1);
   });
 
+  it('the description wraps while editing (a text area), and Enter in it saves the row', async () => {
+    const long = 'Greeting on the dashboard, shown to every signed-in user above their own images';
+    serveSettings([setting({ description: long })]);
+    server.use(
+      api.put<AppSetting, { description: string }>(`/appsetting/edit/${custom.id}`, async ({ request }) => {
+        const body = await request.json();
+        return ok({ ...custom, description: body.description }, 'Setting updated');
+      }),
+    );
+    const requests = recordRequests();
+    const user = userEvent.setup();
+    renderWithProviders(<SettingsPage />);
+    await user.click(within(await rowOf('welcome_text')).getByRole('button', { name: 'Edit welcome_text' }));
+    const description = screen.getByRole('textbox', { name: 'Description' });
+    expect(description.tagName).toBe('TEXTAREA');
+    expect(description).toHaveValue(long);
+    await user.type(description, '.{Enter}');
+
+    await waitFor(() => expect(screen.queryByRole('button', { name: 'Save' })).not.toBeInTheDocument());
+    expect(await bodiesOf(requests, 'PUT', `/appsetting/edit/${custom.id}`)).toEqual([
+      { name: 'welcome_text', value: 'Hello', description: `${long}.` },
+    ]);
+  });
+
   it('Cancel leaves edit mode with the old value and makes no call', async () => {
     serveSettings([custom]);
     const requests = recordRequests();
