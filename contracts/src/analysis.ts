@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { pageQuerySchema } from './common.ts';
+import { pageQuerySchema, uuid } from './common.ts';
 import { ANALYSIS_PROVIDERS, stripStrayMarkers } from './analysis-text.ts';
 
 export * from './analysis-text.ts';
@@ -35,8 +35,8 @@ export const AnalysisProviderSchema = z.enum(ANALYSIS_PROVIDERS).describe("'loca
 
 /** One stored analysis as the API answers it. */
 export const AnalysisSchema = AnalysisFindingsSchema.extend({
-  id: z.uuid().describe('Analysis id'),
-  imageId: z.uuid(),
+  id: uuid().describe('Analysis id'),
+  imageId: uuid(),
   timestamp: z.string().describe('When the analysis was generated (ISO 8601)'),
   provider: AnalysisProviderSchema,
   model: z.string().describe('Model or engine that produced it'),
@@ -50,7 +50,7 @@ export const AnalysisResultSchema = AnalysisSchema.extend({
 });
 export type AnalysisResult = z.infer<typeof AnalysisResultSchema>;
 
-export const AnalysisImageParamsSchema = z.object({ imageId: z.uuid().describe('Image id') });
+export const AnalysisImageParamsSchema = z.object({ imageId: uuid().describe('Image id') });
 
 export const AnalysisHistoryQuerySchema = pageQuerySchema(10, 50).strict();
 export type AnalysisHistoryQuery = z.infer<typeof AnalysisHistoryQuerySchema>;

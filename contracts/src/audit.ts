@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { CalendarDateSchema, LIST_MAX_WINDOW, PaginationSchema, pageQuerySchema } from './common.ts';
+import { CalendarDateSchema, LIST_MAX_WINDOW, PaginationSchema, pageQuerySchema, uuid } from './common.ts';
 /** Defined without zod, for the web to import alone (docs/architecture.md › Frontend, "Start-up"). */
 export { AUDIT_PAGE_SIZES } from './constants.ts';
 
@@ -108,7 +108,7 @@ export const AuditLogSchema = z.object({
   id: z.number().int(),
   createAt: z.string().describe('ISO 8601'),
   user: z
-    .object({ id: z.uuid(), firstname: z.string(), lastname: z.string(), username: z.string() })
+    .object({ id: uuid(), firstname: z.string(), lastname: z.string(), username: z.string() })
     .nullable()
     .describe('The acting user, or null (e.g. a sign-in attempt for an unknown e-mail)'),
   actiontype: z.string(),

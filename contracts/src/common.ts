@@ -106,7 +106,15 @@ export const MessageOnlyResponseSchema = z.object({
   data: z.null(),
 });
 
-export const IdParamSchema = z.object({ id: z.uuid() });
+/**
+ * A UUID as the database spells it, lower case. RFC 9562 reads UUIDs case-insensitively, so an
+ * upper-case id names the same row; but ids are also bound into sealed values (messages, analyses),
+ * used as map and lock keys, and compared as strings. One spelling from the edge on
+ * (docs/security.md › Input).
+ */
+export const uuid = (message?: string) => z.uuid(message).toLowerCase();
+
+export const IdParamSchema = z.object({ id: uuid() });
 
 /** Dates of birth travel as calendar dates (YYYY-MM-DD) so that no time zone can shift them. */
 export const CalendarDateSchema = z.iso.date().describe('Calendar date, YYYY-MM-DD');

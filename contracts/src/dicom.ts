@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { uuid } from './common.ts';
 /** Defined without zod, for the web to import alone (docs/architecture.md › Frontend, "Start-up"). */
 export { DicomPaths } from './paths.ts';
 
@@ -35,7 +36,7 @@ export const DicomPhiSchema = z.object({
 export type DicomPhi = z.infer<typeof DicomPhiSchema>;
 
 export const DicomMetadataSchema = z.object({
-  imageId: z.uuid(),
+  imageId: uuid(),
   caption: z.string().describe('The caption given at upload, as on the image card'),
   dicom: DicomItemSchema,
   sopClassUid: z.string().nullable(),

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { uuid } from './common.ts';
 import { DicomItemSchema } from './dicom.ts';
 /** Defined without zod, for the web to import alone (docs/architecture.md › Frontend, "Start-up"). */
 export { ExternalSharePaths } from './paths.ts';
@@ -14,7 +15,7 @@ export type ExternalShareState = z.infer<typeof ExternalShareStateSchema>;
 
 export const ExternalShareCreateBodySchema = z
   .strictObject({
-    imageId: z.uuid().optional().describe('The image to share (or studyUid)'),
+    imageId: uuid().optional().describe('The image to share (or studyUid)'),
     studyUid: z
       .string()
       .trim()
@@ -45,9 +46,9 @@ export type ExternalShareCreateBody = z.infer<typeof ExternalShareCreateBodySche
 
 /** An external share as its sharer sees it: never the link's token or the code. */
 export const ExternalShareSchema = z.object({
-  id: z.uuid(),
+  id: uuid(),
   kind: z.enum(['image', 'study']),
-  imageId: z.uuid().nullable().describe('The image shared (the source for a de-identified share)'),
+  imageId: uuid().nullable().describe('The image shared (the source for a de-identified share)'),
   studyUid: z.string().nullable(),
   caption: z.string().describe('What the sharer’s list names it by (never mailed)'),
   recipientEmail: z.string(),
@@ -102,7 +103,7 @@ export const ExternalLinkStatusSchema = z.object({
 export type ExternalLinkStatus = z.infer<typeof ExternalLinkStatusSchema>;
 
 export const ExternalImageSchema = z.object({
-  id: z.uuid(),
+  id: uuid(),
   contentType: z.string(),
   dicom: DicomItemSchema.nullable(),
   hasThumbnail: z.boolean(),

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { RoleNameSchema, pageQuerySchema } from './common.ts';
+import { RoleNameSchema, pageQuerySchema, uuid } from './common.ts';
 import { DicomItemSchema } from './dicom.ts';
 import { UPLOAD_DUPLICATE_CODE } from './constants.ts';
 /** Defined without zod, for the web to import alone (docs/architecture.md › Frontend, "Start-up"). */
@@ -13,7 +13,7 @@ export const ImageContentTypeSchema = z
 export type ImageContentType = z.infer<typeof ImageContentTypeSchema>;
 
 export const UserRefSchema = z.object({
-  id: z.uuid(),
+  id: uuid(),
   firstname: z.string(),
   lastname: z.string(),
 });
@@ -34,7 +34,7 @@ export const ThumbnailStatusSchema = z
 
 /** One card of View Images. Content URLs are present only when the viewer may see the content. */
 export const ImageSchema = z.object({
-  id: z.uuid().describe('Image id (imagemetadataId in share requests)'),
+  id: uuid().describe('Image id (imagemetadataId in share requests)'),
   caption: z.string(),
   contentType: ImageContentTypeSchema,
   sizeBytes: z.number().int().describe('Size of the original file in bytes'),
@@ -44,7 +44,7 @@ export const ImageSchema = z.object({
   sharedBy: UserRefSchema.describe('Who shared it with the viewer; the uploader for own and admin-listed images'),
   patient: UserRefSchema.nullable().describe('The patient the image was uploaded for'),
   createdAt: z.string().describe('Upload time, or the share time for an image shared with the viewer'),
-  sharingId: z.uuid().nullable().describe('The share to the viewer (prefills the Verify dialog); never the code'),
+  sharingId: uuid().nullable().describe('The share to the viewer (prefills the Verify dialog); never the code'),
   accessState: AccessStateSchema,
   expiresAt: z.string().nullable().describe('When the share to the viewer ends; null = never'),
   revokedAt: z.string().nullable(),

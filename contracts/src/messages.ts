@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { RoleNameSchema, pageQuerySchema } from './common.ts';
+import { RoleNameSchema, pageQuerySchema, uuid } from './common.ts';
 import { MESSAGE_MAX_LENGTH } from './constants.ts';
 /** Defined without zod, for the web to import alone (docs/architecture.md › Frontend, "Start-up"). */
 export { MESSAGE_MAX_LENGTH } from './constants.ts';
@@ -16,8 +16,8 @@ export const MessageIdTextSchema = z
 
 export const MessageSchema = z.object({
   id: MessageIdSchema,
-  senderId: z.uuid(),
-  recipientId: z.uuid(),
+  senderId: uuid(),
+  recipientId: uuid(),
   content: z.string(),
   createAt: z.string().describe('ISO 8601 time the message was sent'),
   readAt: z.string().nullable().describe('ISO 8601 time the recipient marked it read, or null'),
@@ -25,7 +25,7 @@ export const MessageSchema = z.object({
 export type Message = z.infer<typeof MessageSchema>;
 
 export const SendMessageBodySchema = z.strictObject({
-  recipientId: z.uuid('Recipient must be a user id'),
+  recipientId: uuid('Recipient must be a user id'),
   content: z
     .string('Message is required')
     .trim()
@@ -34,18 +34,18 @@ export const SendMessageBodySchema = z.strictObject({
 });
 export type SendMessageBody = z.infer<typeof SendMessageBodySchema>;
 
-export const ChatPartnerParamSchema = z.object({ userId: z.uuid('Must be a user id') });
+export const ChatPartnerParamSchema = z.object({ userId: uuid('Must be a user id') });
 
 export const LastMessageSchema = z.object({
   id: MessageIdSchema,
   content: z.string(),
   createAt: z.string(),
-  senderId: z.uuid(),
+  senderId: uuid(),
 });
 
 /** One conversation partner in the chat list. */
 export const ChatListEntrySchema = z.object({
-  id: z.uuid().describe('The partner user id'),
+  id: uuid().describe('The partner user id'),
   firstname: z.string(),
   lastname: z.string(),
   role: RoleNameSchema,
@@ -88,7 +88,7 @@ export const MarkReadResponseDataSchema = z.object({
 export type MarkReadResponseData = z.infer<typeof MarkReadResponseDataSchema>;
 
 export const MessageRecipientSchema = z.object({
-  id: z.uuid(),
+  id: uuid(),
   firstname: z.string(),
   lastname: z.string(),
   email: z
@@ -118,8 +118,8 @@ export const StreamQuerySchema = z.object({
 
 /** Payload of the stream's `read` event. */
 export const ReadEventSchema = z.object({
-  readerId: z.uuid().describe('Who read'),
-  senderId: z.uuid().describe('Whose messages were read'),
+  readerId: uuid().describe('Who read'),
+  senderId: uuid().describe('Whose messages were read'),
   upToId: MessageIdSchema,
   readAt: z.string(),
 });

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { uuid } from './common.ts';
 
 /** Seeded settings that drive behaviour; their values are validated by these rules. */
 export const KnownSettings = {
@@ -58,7 +59,7 @@ export const KnownSettingValueSchemas: Record<KnownSettingName, z.ZodType<string
 };
 
 export const AppSettingSchema = z.object({
-  id: z.uuid(),
+  id: uuid(),
   name: z.string(),
   value: z.string(),
   description: z.string().nullable(),
@@ -102,7 +103,7 @@ export type CreateSettingBody = z.infer<typeof CreateSettingBodySchema>;
  */
 export const UpdateSettingBodySchema = z.strictObject({
   ...settingFields,
-  id: z.uuid().optional(),
+  id: uuid().optional(),
   createdAt: z.string().optional(),
   createAt: z.string().optional(),
   updatedAt: z.string().optional(),
@@ -111,7 +112,7 @@ export type UpdateSettingBody = z.infer<typeof UpdateSettingBodySchema>;
 
 /** DELETE /api/appsetting/delete: `{ id, authUser }`; `authUser` (sent by the original client) is ignored. */
 export const DeleteSettingBodySchema = z.strictObject({
-  id: z.uuid('Setting id must be a UUID'),
+  id: uuid('Setting id must be a UUID'),
   authUser: z.unknown().optional().describe('Ignored: the caller is the bearer token’s user'),
 });
 export type DeleteSettingBody = z.infer<typeof DeleteSettingBodySchema>;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { uuid } from './common.ts';
 import { UserRefSchema, UserWithRoleRefSchema } from './images.ts';
 /** Defined without zod, for the web to import alone (docs/architecture.md › Frontend, "Start-up"). */
 export { SharingMessages } from './constants.ts';
@@ -9,8 +10,8 @@ export const ShareStateSchema = z
 export type ShareState = z.infer<typeof ShareStateSchema>;
 
 export const ShareRequestBodySchema = z.strictObject({
-  imagemetadataId: z.uuid().describe('The image to share'),
-  createdfor: z.uuid().describe('The recipient user id'),
+  imagemetadataId: uuid().describe('The image to share'),
+  createdfor: uuid().describe('The recipient user id'),
   expiresInHours: z.coerce
     .number()
     .int()
@@ -28,7 +29,7 @@ export const ShareRequestBodySchema = z.strictObject({
 export type ShareRequestBody = z.infer<typeof ShareRequestBodySchema>;
 
 export const ShareVerifyBodySchema = z.strictObject({
-  sharingRequestId: z.uuid().describe('The sharing id from the mail'),
+  sharingRequestId: uuid().describe('The sharing id from the mail'),
   verificationCode: z
     .string()
     .trim()
@@ -39,14 +40,13 @@ export type ShareVerifyBody = z.infer<typeof ShareVerifyBodySchema>;
 
 /** A share as its creator sees it: never the code. */
 export const ShareSchema = z.object({
-  id: z.uuid().describe('The sharing id'),
-  imageId: z.uuid(),
+  id: uuid().describe('The sharing id'),
+  imageId: uuid(),
   recipient: UserWithRoleRefSchema,
   createdBy: UserRefSchema,
   state: ShareStateSchema,
   isPatientShare: z.boolean().describe('The automatic, never-expiring share to the image’s patient'),
-  studyShareId: z
-    .uuid()
+  studyShareId: uuid()
     .nullable()
     .optional()
     .describe('Part of this study share: it is verified and revoked with the whole study'),
@@ -58,8 +58,8 @@ export const ShareSchema = z.object({
 export type Share = z.infer<typeof ShareSchema>;
 
 export const ShareVerifyResponseDataSchema = z.object({
-  sharingId: z.uuid(),
-  imageId: z.uuid().describe('The image unlocked (for a study share: one of its instances)'),
+  sharingId: uuid(),
+  imageId: uuid().describe('The image unlocked (for a study share: one of its instances)'),
   studyUid: z
     .string()
     .nullable()

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { pageQuerySchema } from './common.ts';
+import { pageQuerySchema, uuid } from './common.ts';
 import { AccessStateSchema, UserRefSchema, UserWithRoleRefSchema } from './images.ts';
 import { ShareStateSchema } from './sharing.ts';
 /** Defined without zod, for the web to import alone (docs/architecture.md › Frontend, "Start-up"). */
@@ -19,7 +19,7 @@ export const DicomUidSchema = z
   .describe('DICOM UID');
 
 export const StudyParamsSchema = z.object({ studyUid: DicomUidSchema.describe('Study Instance UID') });
-export const StudyShareParamsSchema = StudyParamsSchema.extend({ id: z.uuid().describe('The study share id') });
+export const StudyShareParamsSchema = StudyParamsSchema.extend({ id: uuid().describe('The study share id') });
 
 export const ListStudiesQuerySchema = pageQuerySchema(10).strict();
 export type ListStudiesQuery = z.infer<typeof ListStudiesQuerySchema>;
@@ -52,8 +52,7 @@ export const StudySummarySchema = z.object({
   sharedBy: UserRefSchema.describe('Who shared it with the viewer; the uploader for own and admin-listed studies'),
   isShared: z.boolean().describe('The study came to the viewer through a share (not uploaded by them)'),
   accessState: AccessStateSchema,
-  sharingId: z
-    .uuid()
+  sharingId: uuid()
     .nullable()
     .describe('The share that brought the study to the viewer (for the Verify dialog); never the code'),
   deidentified: z.boolean().describe('A de-identified copy (PS3.15 Annex E basic profile) made for a share'),
@@ -63,7 +62,7 @@ export const StudySummarySchema = z.object({
 export type StudySummary = z.infer<typeof StudySummarySchema>;
 
 export const StudyInstanceSchema = z.object({
-  imageId: z.uuid().describe('The image id (content, thumbnail, DICOM metadata routes)'),
+  imageId: uuid().describe('The image id (content, thumbnail, DICOM metadata routes)'),
   sopInstanceUid: DicomUidSchema,
   instanceNumber: z.number().int().nullable().describe('Instance Number (0020,0013)'),
   frames: z.number().int().nullable(),
@@ -89,7 +88,7 @@ export const StudyDetailSchema = StudySummarySchema.extend({
 export type StudyDetail = z.infer<typeof StudyDetailSchema>;
 
 export const StudyShareBodySchema = z.strictObject({
-  createdfor: z.uuid().describe('The recipient user id'),
+  createdfor: uuid().describe('The recipient user id'),
   expiresInHours: z.coerce
     .number()
     .int()
@@ -108,7 +107,7 @@ export type StudyShareBody = z.infer<typeof StudyShareBodySchema>;
 
 /** A study share as its creator sees it: one sharing id and one code for every instance; never the code. */
 export const StudyShareSchema = z.object({
-  id: z.uuid().describe('The sharing id the recipient types with the code'),
+  id: uuid().describe('The sharing id the recipient types with the code'),
   studyUid: DicomUidSchema.describe('The shared study (the source study for a de-identified share)'),
   recipient: UserWithRoleRefSchema,
   createdBy: UserRefSchema,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { CalendarDateSchema, RoleNameSchema, optionalText, pageQuerySchema } from './common.ts';
+import { CalendarDateSchema, RoleNameSchema, optionalText, pageQuerySchema, uuid } from './common.ts';
 
 export const GenderSchema = z
   .string()
@@ -9,7 +9,7 @@ export const GenderSchema = z
 
 /** A user as any endpoint returns it: never a hash, code or secret. */
 export const UserSchema = z.object({
-  id: z.uuid(),
+  id: uuid(),
   firstname: z.string(),
   lastname: z.string(),
   username: z.string(),
@@ -78,7 +78,7 @@ export type ListUsersQuery = z.infer<typeof ListUsersQuerySchema>;
  */
 export const UserPublicSchema = z.object({
   view: z.literal('public'),
-  id: z.uuid(),
+  id: uuid(),
   firstname: z.string(),
   lastname: z.string(),
   role: RoleNameSchema,
@@ -88,7 +88,7 @@ export type UserPublic = z.infer<typeof UserPublicSchema>;
 
 export const UserCareSchema = z.object({
   view: z.literal('care'),
-  id: z.uuid(),
+  id: uuid(),
   firstname: z.string(),
   lastname: z.string(),
   username: z.string(),
@@ -120,7 +120,7 @@ export type UserProfileView = z.infer<typeof UserProfileViewSchema>;
 
 /** A row of the dashboard's users table as providers (users:read) see it. */
 export const UserSummarySchema = z.object({
-  id: z.uuid(),
+  id: uuid(),
   firstname: z.string(),
   lastname: z.string(),
   email: z.string(),

@@ -185,6 +185,21 @@ describe('storage, reuse, history and audit', () => {
     expect(list.json().pagination).toMatchObject({ totalItems: 2, currentPage: 1 });
   });
 
+  // Its result was sealed to the id as typed and opened with the stored lower-case one: every later
+  // read of the image's analyses answered 500 (docs/security.md › Input).
+  it('takes an upper-case image id as the same image: the run is stored under it and reads back', async () => {
+    const id = ids.png!;
+    const run = await rerun(id.toUpperCase(), doc.token);
+    expect(run.statusCode).toBe(201);
+    expect(run.json().data.imageId).toBe(id);
+    for (const spelled of [id, id.toUpperCase()]) {
+      const latest = await analyse(spelled, doc.token);
+      expect(latest.statusCode).toBe(200);
+      expect(latest.json().data.id).toBe(run.json().data.id);
+      expect((await history(spelled, doc.token)).statusCode).toBe(200);
+    }
+  });
+
   it('writes an analysis.run audit row naming the provider and never the report text', async () => {
     const res = await rerun(ids.png!, doc.token);
     const id = res.json().data.id;

@@ -88,7 +88,8 @@ export function createMessagesService({ db, audit, settings, encryption, bus, pe
       const target = await repo.getUser(body.recipientId);
       if (!(await mayWriteTo(actor, target))) throw notFound(MessageTexts.recipientNotFound);
       const senderId = actor.userId;
-      const recipientId = body.recipientId;
+      // The id as the database spells it: it is sealed into the message and keys its locks and events.
+      const recipientId = target!.id;
       const createdAt = new Date();
       const id = await transaction.run(async ({ messages: tx }) => {
         await tx.lockParticipants(senderId, recipientId);
@@ -225,10 +226,25 @@ export function createMessagesService({ db, audit, settings, encryption, bus, pe
       return since === undefined ? latest : Math.min(since, latest);
     },
 
-    /** The caller's messages (sent or received) after an id, oldest first. */
+    /**
+     * The caller's messages (sent or received) after an id, oldest first: what their stream writes,
+     * live or replayed from `since` (which may reach back to the first message). What others wrote is
+     * a read, audited before it leaves, as a thread's page is; one's own echoes are not.
+     */
     async messagesAfter(actor: Actor, afterId: number, limit: number): Promise<Message[]> {
       const rows = await repo.listAfter(actor.userId, afterId, limit);
-      return Promise.all(rows.map(present));
+      const messages = await Promise.all(rows.map(present));
+      const fromOthers = rows.filter((r) => r.sender_id !== actor.userId).length;
+      if (fromOthers > 0) {
+        await audit.record({
+          userId: actor.userId,
+          action: 'message.thread.read',
+          table: 'messages',
+          ip: actor.ip,
+          reason: `stream messages=${fromOthers} after=${afterId}`,
+        });
+      }
+      return messages;
     },
 
     /**

@@ -423,6 +423,34 @@ describe('live delivery over Server-Sent Events', () => {
     await res.body?.cancel();
   });
 
+  // It was sealed to the id as sent and opened with the stored lower-case one: both threads, the
+  // recipient's chat list and their live stream answered 500 for good (docs/security.md › Input).
+  it('takes an upper-case recipient id as the same user, and every view of the chat still opens', async () => {
+    const me = await newUser(t, 'patient');
+    const stream = await open(doctor.token);
+    await stream.next((e) => e.event === 'ready');
+    const res = await send(me.token, doctor.user.id.toUpperCase(), 'Shouting id');
+    expect(res.statusCode).toBe(201);
+    expect(res.json().data.recipientId).toBe(doctor.user.id);
+    const after = (await send(otherPatient.token, doctor.user.id, 'Next one')).json().data.id as number;
+    await stream.next((e) => e.event === 'message' && JSON.parse(e.data).id === after);
+    expect(stream.events.filter((e) => e.event === 'message').map((e) => JSON.parse(e.data).content)).toContain(
+      'Shouting id',
+    );
+    stream.close();
+
+    expect((await get(doctor.token, '/api/message/chat-list')).statusCode).toBe(200);
+    for (const [token, partner] of [
+      [doctor.token, me.user.id],
+      [me.token, doctor.user.id],
+      [me.token, doctor.user.id.toUpperCase()],
+    ] as const) {
+      const thread = await get(token, `/api/message/chat/${partner}`);
+      expect(thread.statusCode).toBe(200);
+      expect(thread.json().data.map((m: { content: string }) => m.content)).toEqual(['Shouting id']);
+    }
+  });
+
   it('delivers a new message to the recipient within a second', async () => {
     const me = await newUser(t, 'patient');
     const stream = await open(me.token);
@@ -479,6 +507,38 @@ describe('live delivery over Server-Sent Events', () => {
       'missed 3',
       'live after reconnect',
     ]);
+  });
+
+  // ?since=0 replays a user's whole history: without a row it was a bulk read nobody could see.
+  it('audits what a stream delivers from others, replayed or live, and not one’s own echoes', async () => {
+    const me = await newUser(t, 'patient');
+    for (const text of ['first result', 'second result']) await send(doctor.token, me.user.id, text);
+    await send(me.token, doctor.user.id, 'thanks');
+    const rowsOf = async (userId: string) =>
+      (
+        await t.app.ctx.database.db
+          .selectFrom('audit_logs')
+          .select(['action_type', 'reason'])
+          .where('user_id', '=', userId)
+          .where('action_type', '=', 'message.thread.read')
+          .execute()
+      ).map((r) => r.reason);
+
+    const replay = await open(me.token, {}, '?since=0');
+    await replay.next((e) => e.event === 'message' && JSON.parse(e.data).content === 'thanks');
+    expect(await rowsOf(me.user.id)).toEqual(['stream messages=2 after=0']);
+    const live = (await send(doctor.token, me.user.id, 'third result')).json().data.id as number;
+    await replay.next((e) => e.event === 'message' && JSON.parse(e.data).id === live);
+    expect(await rowsOf(me.user.id)).toEqual(['stream messages=2 after=0', `stream messages=1 after=${live - 1}`]);
+    // A sender's own tab gets their message back: no read of anyone else's words.
+    const writer = await newUser(t, 'healthProvider');
+    const writersTab = await open(writer.token);
+    await writersTab.next((e) => e.event === 'ready');
+    const own = (await send(writer.token, me.user.id, 'fourth')).json().data.id as number;
+    await writersTab.next((e) => e.event === 'message' && JSON.parse(e.data).id === own);
+    expect(await rowsOf(writer.user.id)).toEqual([]);
+    replay.close();
+    writersTab.close();
   });
 
   it('starts a fresh stream at the newest message and names it in the ready event', async () => {
