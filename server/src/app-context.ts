@@ -32,7 +32,10 @@ import { createSettingsRepository } from './modules/settings/settings.repository
 import { type SettingsService, createSettingsService } from './modules/settings/settings.service.ts';
 import { createPatientShares } from './modules/sharing/patient-share.ts';
 import { type SharingService, createSharingService } from './modules/sharing/sharing.service.ts';
-import { createExternalSharesService } from './modules/external-shares/external-shares.service.ts';
+import {
+  type ExternalSharesService,
+  createExternalSharesService,
+} from './modules/external-shares/external-shares.service.ts';
 import { createLinkCredentials } from './modules/external-shares/link-credential.ts';
 import { createStudiesService } from './modules/studies/studies.service.ts';
 import { userAccounts } from './modules/users/accounts.ts';
@@ -58,8 +61,13 @@ export async function createAppContext(config: Config, log: Logger) {
 
   // Services are built in dependency order. The one way back to a service built later (settings,
   // realtime, images): a callback that reads it from `built` when called, after construction.
-  const later: { settings?: SettingsService; realtime?: Realtime; images?: ImagesService; sharing?: SharingService } =
-    {};
+  const later: {
+    settings?: SettingsService;
+    realtime?: Realtime;
+    images?: ImagesService;
+    sharing?: SharingService;
+    externalShares?: ExternalSharesService;
+  } = {};
   const built = <K extends keyof typeof later>(name: K): NonNullable<(typeof later)[K]> => {
     const service = later[name];
     if (!service) throw new Error(`${name} is used before createAppContext built it`);
@@ -109,6 +117,7 @@ export async function createAppContext(config: Config, log: Logger) {
     onUserDeleted: [
       (event, trx) => built('images').onUserDeleted(event, trx),
       (event, trx) => built('sharing').onUserDeleted(event, trx),
+      (event, trx) => built('externalShares').onUserDeleted(event, trx),
     ] as UserDeletedHook[],
   };
   const users = createUsersService({
@@ -225,6 +234,7 @@ export async function createAppContext(config: Config, log: Logger) {
     publicUrl,
     deidentify: dicom.deidentifiedCopyFor,
   });
+  later.externalShares = externalShares;
   images.startJobs();
 
   // AI analysis (`docs/architecture.md` › AI analysis): results sealed under their own field key; the

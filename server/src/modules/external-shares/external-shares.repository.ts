@@ -2,8 +2,15 @@ import { type Insertable, sql } from 'kysely';
 import type { Db } from '../../db/db.ts';
 import type { ExternalShareRow, ExternalSharesTable } from '../../db/schema.ts';
 import type { AuditCtes } from '../audit/audit.repository.ts';
+import { shareOpensContentSql } from '../images/access-policy.ts';
 
-export type ExternalShareWithSharer = ExternalShareRow & { sharer_firstname: string; sharer_lastname: string };
+export type ExternalShareWithSharer = ExternalShareRow & {
+  sharer_firstname: string;
+  sharer_lastname: string;
+  /** The sharer's account now: a link opens only while it is active and not deleted. */
+  sharer_active: boolean;
+  sharer_deleted_at: Date | null;
+};
 
 /** Queries of external shares (`docs/architecture.md` › Sharing with someone without an account). */
 export function createExternalSharesRepository(db: Db) {
@@ -12,7 +19,12 @@ export function createExternalSharesRepository(db: Db) {
       .selectFrom('external_shares as x')
       .innerJoin('users as u', 'u.id', 'x.created_by')
       .selectAll('x')
-      .select(['u.firstname as sharer_firstname', 'u.lastname as sharer_lastname']);
+      .select([
+        'u.firstname as sharer_firstname',
+        'u.lastname as sharer_lastname',
+        'u.active as sharer_active',
+        'u.deleted_at as sharer_deleted_at',
+      ]);
 
   return {
     /** The share and the images it opens, in viewing order. */
@@ -51,25 +63,41 @@ export function createExternalSharesRepository(db: Db) {
       return new Map(rows.map((r) => [r.share_id, Number(r.n)]));
     },
 
-    imageIds: async (shareId: string): Promise<string[]> =>
-      (
-        await db
-          .selectFrom('external_share_images')
-          .select('image_id')
-          .where('share_id', '=', shareId)
-          .orderBy('position')
-          .execute()
-      ).map((r) => r.image_id),
+    /**
+     * The share's images (in viewing order; `only`: that one, if the share holds it) that its sharer
+     * could still share now: the image, or for a de-identified copy the image it was made from, is
+     * live and is the sharer's upload, or their own record with their share to it verified and not
+     * ended (what `ImagesService.ownImage` asks when a link is made). A patient whose share was
+     * revoked, or an image deleted, no longer opens through the link
+     * (`docs/architecture.md` › Sharing with someone without an account).
+     */
+    standingImageIds: async (share: { id: string; created_by: string }, only?: string): Promise<string[]> => {
+      let query = db
+        .selectFrom('external_share_images as e')
+        .innerJoin('images as i', 'i.id', 'e.image_id')
+        .innerJoin('images as src', (j) =>
+          j.on(sql<boolean>`src.id = CASE WHEN i.deidentified THEN i.source_image_id ELSE i.id END`),
+        )
+        .select('e.image_id')
+        .where('e.share_id', '=', share.id)
+        .where('i.deleted_at', 'is', null)
+        .where('src.deleted_at', 'is', null)
+        .where(sql<boolean>`(src.uploader_id = ${share.created_by} OR (src.patient_id = ${share.created_by}
+          AND EXISTS (SELECT 1 FROM shares ps WHERE ps.image_id = src.id AND ps.created_for = ${share.created_by}
+            AND ${shareOpensContentSql('ps')})))`);
+      if (only !== undefined) query = query.where('e.image_id', '=', only);
+      return (await query.orderBy('e.position').execute()).map((r) => r.image_id);
+    },
 
-    hasImage: async (shareId: string, imageId: string): Promise<boolean> =>
-      Boolean(
-        await db
-          .selectFrom('external_share_images')
-          .select('image_id')
-          .where('share_id', '=', shareId)
-          .where('image_id', '=', imageId)
-          .executeTakeFirst(),
-      ),
+    /** Ends every open link of a user (their account is being deleted); in the caller's transaction. */
+    revokeByCreator: async (userId: string, at: Date): Promise<void> => {
+      await db
+        .updateTable('external_shares')
+        .set({ revoked_at: at })
+        .where('created_by', '=', userId)
+        .where('revoked_at', 'is', null)
+        .execute();
+    },
 
     /**
      * Counts a try before the code is checked, atomically: null when the share is locked or has had

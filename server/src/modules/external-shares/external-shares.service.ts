@@ -137,6 +137,13 @@ export function createExternalSharesService(deps: Deps) {
     return share;
   }
 
+  /**
+   * A link is its sharer's act and opens no more than they could share now: not once their account
+   * is deactivated or deleted (deletion also revokes it for good), and only the images they still
+   * see as their own (`standingImageIds`). Read on every request, so the end is immediate.
+   */
+  const sharerStands = (share: ExternalShareWithSharer) => share.sharer_active && share.sharer_deleted_at === null;
+
   /** The share a presented link token names, or 404 (a guess learns nothing else). */
   async function shareOfToken(token: string) {
     const share = await repo.getByTokenHash(sha256Hex(token));
@@ -154,11 +161,13 @@ export function createExternalSharesService(deps: Deps) {
     const state = stateOf(share);
     if (state === 'revoked' || state === 'expired') throw gone(state);
     if (state === 'locked') throw tooManyRequests(ExternalShareMessages.lockedLink);
+    if (!sharerStands(share)) throw gone('revoked');
     return share;
   }
 
+  /** The images the link still opens (its sharer could still share them), as the holder's viewer lists them. */
   async function viewOf(share: ExternalShareWithSharer): Promise<ExternalView> {
-    const ids = await repo.imageIds(share.id);
+    const ids = await repo.standingImageIds(share);
     const rows = new Map((await images.liveByIds(ids)).map((r) => [r.id, r]));
     return {
       kind: share.study_uid ? 'study' : 'image',
@@ -378,6 +387,10 @@ export function createExternalSharesService(deps: Deps) {
         await fail('locked');
         throw tooManyRequests(ExternalShareMessages.lockedLink);
       }
+      if (!sharerStands(share)) {
+        await fail('sharer no longer active');
+        throw gone('revoked');
+      }
       const attempt = await repo.takeAttempt(share.id, share.generation, MAX_LINK_ATTEMPTS);
       if (attempt === null) {
         await repo.lock(share.id, new Date());
@@ -396,6 +409,11 @@ export function createExternalSharesService(deps: Deps) {
         ]);
       }
       await repo.giveBackAttempt(share.id);
+      const view = await viewOf(share);
+      if (!view.images.length) {
+        await fail('the sharer no longer sees what it shared');
+        throw gone('revoked');
+      }
       const expiresAt = new Date(Math.min(share.expires_at.getTime(), Date.now() + CREDENTIAL_HOURS * 3_600_000));
       const credential = await credentials.sign({ shareId: share.id, generation: share.generation }, expiresAt);
       await audit.record({
@@ -406,13 +424,14 @@ export function createExternalSharesService(deps: Deps) {
         ip,
         reason: holderReason(share),
       });
-      return { credential, expiresAt, view: await viewOf(share) };
+      return { credential, expiresAt, view };
     },
 
     /** The shared images and the share's terms, for the link holder's viewer. */
     async view(credential: string | null, ip: string | null): Promise<ExternalView> {
       const share = await holderShare(credential);
       const view = await viewOf(share);
+      if (!view.images.length) throw gone('revoked');
       await repo.countView(share.id, new Date());
       await audit.record({
         userId: null,
@@ -425,6 +444,11 @@ export function createExternalSharesService(deps: Deps) {
       return view;
     },
 
+    /** Users-module hook, inside the deleting transaction: the deleted account's links end for good. */
+    onUserDeleted: async (event: { userId: string }, trx: Db): Promise<void> => {
+      await createExternalSharesRepository(trx).revokeByCreator(event.userId, new Date());
+    },
+
     /** One shared image's bytes (inline; an attachment only when the share allows downloads), audited first. */
     async open(
       credential: string | null,
@@ -435,9 +459,13 @@ export function createExternalSharesService(deps: Deps) {
     ): Promise<ContentAnswer> {
       const share = await holderShare(credential);
       if (download && share.view_only) throw forbidden(ExternalShareMessages.viewOnly);
-      if (!/^[0-9a-f-]{36}$/i.test(imageId) || !(await repo.hasImage(share.id, imageId)))
+      const id = imageId.toLowerCase();
+      if (!/^[0-9a-f-]{36}$/.test(id) || !(await repo.standingImageIds(share, id)).length) {
+        // Nothing of the link opens any more (its sharer lost what they shared): say so, as the view does.
+        if (!(await repo.standingImageIds(share)).length) throw gone('revoked');
         throw notFound('Image not found');
-      const answer = await images.openForLinkHolder(imageId, variant, download, {
+      }
+      const answer = await images.openForLinkHolder(id, variant, download, {
         action: 'external_share.view',
         ip,
         reason: holderReason(share, variant === 'thumbnail' ? 'thumbnail' : download ? 'download' : 'view'),

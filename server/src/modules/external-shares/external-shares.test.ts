@@ -2,7 +2,7 @@ import { ExternalShareMessages } from '@medshare/contracts';
 import dicomParser from 'dicom-parser';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type SignedIn, type TestApp, createTestApp, newUser } from '../../../test/harness.ts';
+import { type SignedIn, type TestApp, createTestApp, loginAdmin, newUser } from '../../../test/harness.ts';
 import { codeIn } from '../../../test/smtp.ts';
 import { bytesOf, fixture, uploadFile } from '../images/images.test-helpers.ts';
 
@@ -334,6 +334,83 @@ describe('ending access', () => {
     expect((await redeem(token, code)).json().message).toBe(ExternalShareMessages.expiredLink);
     const listed = (await json('/api/external-shares', 'GET', undefined, patient.token)).json().data.items;
     expect(listed.find((s: { id: string }) => s.id === share.id).state).toBe('expired');
+  });
+});
+
+describe('a link opens no more than its sharer could share now', () => {
+  const shareToPatient = async (imageId: string) =>
+    (
+      await db()
+        .selectFrom('shares')
+        .select('id')
+        .where('image_id', '=', imageId)
+        .where('created_for', '=', patient.user.id)
+        .executeTakeFirstOrThrow()
+    ).id;
+
+  it("a patient's links end when the provider revokes the patient's share, de-identified ones too", async () => {
+    const photo = await patientImage();
+    const ct = await patientImage('dicom/ct_explicit_le_16bit_signed_small.dcm', 'CT follow-up');
+    const plain = await shareByLink(photo);
+    const deidentified = await shareByLink(ct, { deidentify: true });
+    const plainCookie = cookieOf(await redeem(plain.token, plain.code));
+    const copySession = await redeem(deidentified.token, deidentified.code);
+    const copyId = copySession.json().data.images[0].id as string;
+    expect((await asHolder(`/api/external/images/${photo}/content`, plainCookie)).statusCode).toBe(200);
+    expect((await asHolder(`/api/external/images/${copyId}/content`, cookieOf(copySession))).statusCode).toBe(200);
+
+    for (const image of [photo, ct]) {
+      const revoked = await json(`/api/sharing/${await shareToPatient(image)}`, 'DELETE', undefined, provider.token);
+      expect(revoked.statusCode, revoked.body).toBe(200);
+    }
+    expect(
+      (await t.request({ method: 'GET', url: `/api/images/${photo}/content`, token: patient.token })).statusCode,
+    ).toBe(404);
+    for (const [url, cookie] of [
+      [`/api/external/images/${photo}/content`, plainCookie],
+      [`/api/external/images/${photo}/thumbnail`, plainCookie],
+      ['/api/external/view', plainCookie],
+      [`/api/external/images/${copyId}/content`, cookieOf(copySession)],
+    ] as const) {
+      const res = await asHolder(url, cookie);
+      expect(res.statusCode, url).toBe(410);
+      expect(res.json().code).toBe('link_revoked');
+    }
+    expect((await redeem(plain.token, plain.code)).statusCode).toBe(410);
+    expect((await redeem(deidentified.token, deidentified.code)).statusCode).toBe(410);
+  });
+
+  it("a provider's links pause while their account is deactivated and end for good when it is deleted", async () => {
+    const admin = await loginAdmin(t);
+    const doctor = await newUser(t, 'healthProvider');
+    const up = await uploadFile(t, doctor.token, fixture('other/photo_hopper_portrait.jpg'), { caption: 'Wrist' });
+    expect(up.statusCode, up.body).toBe(201);
+    const id = up.json().data.id as string;
+    await t.app.ctx.services.images.idle();
+    const link = await shareByLink(id, {}, doctor.token);
+    const cookie = cookieOf(await redeem(link.token, link.code));
+    const content = () => asHolder(`/api/external/images/${id}/content`, cookie);
+    const toggle = () =>
+      t.request({ method: 'PUT', url: `/api/users/toggleUserStatus/${doctor.user.id}`, token: admin.token });
+    expect((await content()).statusCode).toBe(200);
+
+    expect((await toggle()).json().data.active).toBe(false);
+    expect((await content()).statusCode).toBe(410);
+    expect((await asHolder('/api/external/view', cookie)).statusCode).toBe(410);
+    expect((await redeem(link.token, link.code)).statusCode).toBe(410);
+    expect((await toggle()).json().data.active).toBe(true);
+    expect((await content()).statusCode).toBe(200);
+
+    const deleted = await json(`/api/users/${doctor.user.id}`, 'DELETE', undefined, admin.token);
+    expect(deleted.statusCode, deleted.body).toBe(200);
+    expect((await content()).statusCode).toBe(410);
+    expect((await linkStatus(link.token)).json().data.state).toBe('revoked');
+    const row = await db()
+      .selectFrom('external_shares')
+      .select('revoked_at')
+      .where('id', '=', link.share.id)
+      .executeTakeFirstOrThrow();
+    expect(row.revoked_at).not.toBeNull();
   });
 });
 
