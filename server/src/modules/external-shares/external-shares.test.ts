@@ -350,16 +350,16 @@ describe('a link opens no more than its sharer could share now', () => {
 
   it("a patient's links end when the provider revokes the patient's share, de-identified ones too", async () => {
     const photo = await patientImage();
-    const ct = await patientImage('dicom/ct_explicit_le_16bit_signed_small.dcm', 'CT follow-up');
+    const scan = await patientImage('dicom/us_rgb_explicit_le_8bit.dcm', 'Ultrasound follow-up');
     const plain = await shareByLink(photo);
-    const deidentified = await shareByLink(ct, { deidentify: true });
+    const deidentified = await shareByLink(scan, { deidentify: true });
     const plainCookie = cookieOf(await redeem(plain.token, plain.code));
     const copySession = await redeem(deidentified.token, deidentified.code);
     const copyId = copySession.json().data.images[0].id as string;
     expect((await asHolder(`/api/external/images/${photo}/content`, plainCookie)).statusCode).toBe(200);
     expect((await asHolder(`/api/external/images/${copyId}/content`, cookieOf(copySession))).statusCode).toBe(200);
 
-    for (const image of [photo, ct]) {
+    for (const image of [photo, scan]) {
       const revoked = await json(`/api/sharing/${await shareToPatient(image)}`, 'DELETE', undefined, provider.token);
       expect(revoked.statusCode, revoked.body).toBe(200);
     }
