@@ -214,7 +214,9 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
   const tlsCa = pem('DIMSE_TLS_CA', env.DIMSE_TLS_CA);
   if (problems.length) throw new ConfigError(`Invalid environment:\n${problems.join('\n')}`);
 
-  const logCodes = env.NODE_ENV !== 'production';
+  // A code in the log is a second way to it besides the mailbox: only for mail that is never sent
+  // (the outbox, a developer's machine), never beside real delivery, whatever NODE_ENV says.
+  const logCodes = env.NODE_ENV !== 'production' && env.MAIL_TRANSPORT === 'outbox';
   return {
     env: env.NODE_ENV,
     port: env.PORT,
