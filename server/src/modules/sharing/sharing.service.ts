@@ -437,16 +437,23 @@ export function createSharingService({
         if (group) await revokeGroup(actor, group);
         return presentShare((await repo.getLive(id))!);
       }
-      await repo.revoke(id);
-      onAccessEnded?.({ userIds: [share.created_for], imageIds: [] });
-      await audit.record({
-        userId: actor.userId,
-        action: 'share.revoke',
-        table: 'shares',
-        recordId: id,
-        ip: actor.ip,
-        reason: `image=${share.image_id}`,
+      // The revoke and its audit row commit together, as a study share's do (revokeGroup).
+      await transaction.run(async ({ sharing }) => {
+        await sharing.revoke(id);
+        await sharing.appendAudit(
+          audit.inStatement([
+            {
+              userId: actor.userId,
+              action: 'share.revoke',
+              table: 'shares',
+              recordId: id,
+              ip: actor.ip,
+              reason: `image=${share.image_id}`,
+            },
+          ]),
+        );
       });
+      onAccessEnded?.({ userIds: [share.created_for], imageIds: [] });
       log.debug({ shareId: id }, 'share revoked');
       return presentShare((await repo.getLive(id))!);
     },

@@ -1,4 +1,5 @@
 import { SharingMessages } from '@medshare/contracts';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type SignedIn, type TestApp, createTestApp, loginAdmin, newUser } from '../../../test/harness.ts';
 import { codeIn } from '../../../test/smtp.ts';
@@ -372,6 +373,33 @@ describe('share creation under a race', () => {
       `share.delete:success:${sharingId}`,
       `share.create:success:${r.created[0]}`,
     ]);
+  });
+});
+
+describe('revoking a share', () => {
+  it('commits the revoke and its audit row together: without the row the share stays open', async () => {
+    const id = await newImage();
+    const to = await newUser(t, 'healthProvider');
+    const { sharingId } = await share(id, to);
+    const revokedAt = async () =>
+      (await db().selectFrom('shares').select('revoked_at').where('id', '=', sharingId).executeTakeFirstOrThrow())
+        .revoked_at;
+    const head = (
+      await sql<{ last_id: string; last_hash: string }>`SELECT last_id, last_hash FROM audit_head`.execute(db())
+    ).rows[0]!;
+    await sql`DELETE FROM audit_head`.execute(db());
+    try {
+      const res = await t.request({ method: 'DELETE', url: `/api/sharing/${sharingId}`, token: owner.token });
+      expect(res.statusCode).toBe(500);
+      expect(await revokedAt()).toBeNull();
+    } finally {
+      await sql`INSERT INTO audit_head (id, last_id, last_hash) VALUES (1, ${head.last_id}, ${head.last_hash})`.execute(
+        db(),
+      );
+    }
+    const res = await t.request({ method: 'DELETE', url: `/api/sharing/${sharingId}`, token: owner.token });
+    expect(res.statusCode).toBe(200);
+    expect(await revokedAt()).not.toBeNull();
   });
 });
 
