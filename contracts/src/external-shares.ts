@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { uuid } from './common.ts';
 import { DicomItemSchema } from './dicom.ts';
+import { UserRefSchema } from './images.ts';
 /** Defined without zod, for the web to import alone (docs/architecture.md › Frontend, "Start-up"). */
 export { ExternalSharePaths } from './paths.ts';
 export { ExternalShareMessages } from './constants.ts';
@@ -44,9 +45,10 @@ export const ExternalShareCreateBodySchema = z
   });
 export type ExternalShareCreateBody = z.infer<typeof ExternalShareCreateBodySchema>;
 
-/** An external share as its sharer sees it: never the link's token or the code. */
+/** An external share as its sharer (or an administrator) sees it: never the link's token or the code. */
 export const ExternalShareSchema = z.object({
   id: uuid(),
+  sharedBy: UserRefSchema.describe('Who made the link'),
   kind: z.enum(['image', 'study']),
   imageId: uuid().nullable().describe('The image shared (the source for a de-identified share)'),
   studyUid: z.string().nullable(),
@@ -70,6 +72,15 @@ export const ExternalShareIssuedSchema = z.object({
   code: z.string().describe('The 6-digit code, shown once: pass it on by another channel than e-mail'),
 });
 export type ExternalShareIssued = z.infer<typeof ExternalShareIssuedSchema>;
+
+/**
+ * `mine`: the caller's own links (everyone); `all`: every user's links, for those who manage every
+ * image (`image:view_all`, administrators), to revoke one that should not stay open.
+ */
+export const ExternalShareListQuerySchema = z.strictObject({
+  scope: z.enum(['mine', 'all']).default('mine').describe('all: every user’s links (image:view_all)'),
+});
+export type ExternalShareListQuery = z.infer<typeof ExternalShareListQuerySchema>;
 
 export const ExternalShareListSchema = z.object({
   items: z.array(ExternalShareSchema),

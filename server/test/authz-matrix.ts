@@ -724,7 +724,8 @@ export const MATRIX: MatrixRow[] = [
     expect: providersAndAdmin(200),
   },
 
-  // Sharing with someone without an account: the sharer's side (its creator only) and the link's side
+  // Sharing with someone without an account: the sharer's side (its creator; an admin may list and
+  // revoke every link, never re-issue one) and the link's side
   // (the link holder's cookie reaches its own share's images and nothing else).
   {
     route: 'POST /api/external-shares/',
@@ -743,10 +744,16 @@ export const MATRIX: MatrixRow[] = [
     expect: everyone(200),
   },
   {
+    route: 'GET /api/external-shares/',
+    variant: "every user's links (image:view_all)",
+    request: () => get('/api/external-shares/?scope=all'),
+    expect: adminOnly(200),
+  },
+  {
     route: 'DELETE /api/external-shares/{id}',
-    variant: "a fresh link of provider A's",
+    variant: "a fresh link of provider A's (its sharer, or image:view_all)",
     request: async (f) => ({ method: 'DELETE', url: `/api/external-shares/${(await f.freshLink()).shareId}` }),
-    expect: signedIn({ patientA: 404, patientB: 404, providerA: 200, providerB: 404, admin: 404 }),
+    expect: signedIn({ patientA: 404, patientB: 404, providerA: 200, providerB: 404, admin: 200 }),
   },
   {
     route: 'POST /api/external-shares/{id}/reissue',

@@ -52,6 +52,10 @@ export function createExternalSharesRepository(db: Db) {
     listByCreator: (userId: string, limit: number): Promise<ExternalShareWithSharer[]> =>
       withSharer().where('x.created_by', '=', userId).orderBy('x.created_at', 'desc').limit(limit).execute(),
 
+    /** Every user's links, newest first (an administrator's list). */
+    listAll: (limit: number): Promise<ExternalShareWithSharer[]> =>
+      withSharer().orderBy('x.created_at', 'desc').limit(limit).execute(),
+
     imageCounts: async (ids: string[]): Promise<Map<string, number>> => {
       if (!ids.length) return new Map();
       const rows = await db

@@ -4,6 +4,7 @@ import {
   ExternalRedeemBodySchema,
   ExternalShareCreateBodySchema,
   ExternalShareIssuedSchema,
+  ExternalShareListQuerySchema,
   ExternalShareListSchema,
   ExternalShareMessages,
   ExternalShareSchema,
@@ -47,12 +48,14 @@ export function externalSharesRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       '/',
       {
         preHandler: ctx.hooks.authenticate,
-        schema: docs.signedIn([401], {
-          summary: 'The caller’s external shares, newest first (never tokens or codes)',
+        schema: docs.signedIn([400, 401, 403], {
+          summary:
+            'The caller’s external shares, or with scope=all every user’s (image:view_all), newest first (never tokens or codes)',
+          querystring: ExternalShareListQuerySchema,
           response: { 200: envelope(ExternalShareListSchema) },
         }),
       },
-      async (request) => ok(await externalShares.list(actorOf(request))),
+      async (request) => ok(await externalShares.list(actorOf(request), request.query.scope)),
     );
 
     app.delete(
@@ -60,7 +63,7 @@ export function externalSharesRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       {
         preHandler: ctx.hooks.authenticate,
         schema: docs.signedIn([400, 401, 404], {
-          summary: 'Revoke an external share: the link stops on its next request',
+          summary: 'Revoke an external share (its sharer, or image:view_all): the link stops on its next request',
           params: IdParamSchema,
           response: { 200: envelope(ExternalShareSchema) },
         }),

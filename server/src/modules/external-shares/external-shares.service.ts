@@ -4,6 +4,7 @@ import {
   type ExternalShareCreateBody,
   type ExternalShareIssued,
   type ExternalShareList,
+  type ExternalShareListQuery,
   ExternalShareMessages,
   type ExternalShareState,
   type ExternalView,
@@ -19,6 +20,7 @@ import type { Mailer } from '../../mail/mailer.ts';
 import { externalShareMail } from '../../mail/templates.ts';
 import type { AuditService } from '../audit/audit.service.ts';
 import type { Actor } from '../auth/actor.ts';
+import { canSeeEverything } from '../images/access-policy.ts';
 import type { ContentAnswer, ContentVariant, ImagesService } from '../images/images.service.ts';
 import { dicomItem } from '../images/image-presenter.ts';
 import type { SettingsService } from '../settings/settings.service.ts';
@@ -82,6 +84,7 @@ export function createExternalSharesService(deps: Deps) {
   function present(s: ExternalShareWithSharer, imageCount: number): ExternalShare {
     return {
       id: s.id,
+      sharedBy: { id: s.created_by, firstname: s.sharer_firstname, lastname: s.sharer_lastname },
       kind: s.study_uid ? 'study' : 'image',
       imageId: s.source_image_id,
       studyUid: s.study_uid,
@@ -130,10 +133,15 @@ export function createExternalSharesService(deps: Deps) {
     log.info({ externalShareId: share.id }, 'external share link mailed');
   }
 
-  /** The sharer's own share, or 404 (another's shares are not theirs to know). */
-  async function ownShare(actor: Actor, id: string) {
+  /**
+   * The sharer's own share, or 404 (another's shares are not theirs to know). With `orManager`, also
+   * any share for those who manage every image (`image:view_all`): an administrator may revoke a
+   * link that should not stay open, but never re-issue one (that would hand them its new code).
+   */
+  async function ownShare(actor: Actor, id: string, orManager = false) {
     const share = /^[0-9a-f-]{36}$/i.test(id) ? await repo.getById(id) : undefined;
-    if (!share || share.created_by !== actor.userId) throw notFound('Share not found');
+    const manages = orManager && canSeeEverything(actor);
+    if (!share || (share.created_by !== actor.userId && !manages)) throw notFound('Share not found');
     return share;
   }
 
@@ -287,9 +295,11 @@ export function createExternalSharesService(deps: Deps) {
       return { share: present(share, shared.length), code };
     },
 
-    async list(actor: Actor): Promise<ExternalShareList> {
+    /** The caller's links, or with `all` every user's (image:view_all only; 403 otherwise). */
+    async list(actor: Actor, scope: ExternalShareListQuery['scope'] = 'mine'): Promise<ExternalShareList> {
+      if (scope === 'all' && !canSeeEverything(actor)) throw forbidden();
       const [rows, { externalShareMaxHours }] = await Promise.all([
-        repo.listByCreator(actor.userId, MAX_LISTED),
+        scope === 'all' ? repo.listAll(MAX_LISTED) : repo.listByCreator(actor.userId, MAX_LISTED),
         settings.effective(),
       ]);
       const counts = await repo.imageCounts(rows.map((r) => r.id));
@@ -297,7 +307,7 @@ export function createExternalSharesService(deps: Deps) {
     },
 
     async revoke(actor: Actor, id: string): Promise<ExternalShare> {
-      const share = await ownShare(actor, id);
+      const share = await ownShare(actor, id, true);
       await transaction.run(async ({ shares }) => {
         const at = await shares.revoke(share.id, new Date());
         if (!at) return;
@@ -309,6 +319,7 @@ export function createExternalSharesService(deps: Deps) {
               table: 'external_shares',
               recordId: share.id,
               ip: actor.ip,
+              reason: share.created_by === actor.userId ? null : `link of user ${share.created_by}`,
             },
           ]),
         );

@@ -414,6 +414,40 @@ describe('a link opens no more than its sharer could share now', () => {
   });
 });
 
+describe('an administrator', () => {
+  it("lists every user's links with their sharer, revokes one (audited as another's), and cannot re-issue it", async () => {
+    const admin = await loginAdmin(t);
+    const id = await patientImage();
+    const { token, code, share } = await shareByLink(id);
+    const cookie = cookieOf(await redeem(token, code));
+    expect((await json('/api/external-shares?scope=all', 'GET', undefined, patient.token)).statusCode).toBe(403);
+    const all = (await json('/api/external-shares?scope=all', 'GET', undefined, admin.token)).json().data.items;
+    expect(all.find((s: { id: string }) => s.id === share.id)).toMatchObject({
+      sharedBy: { id: patient.user.id },
+      recipientEmail: share.recipientEmail,
+      state: 'active',
+    });
+    // Their own list stays their own.
+    const own = (await json('/api/external-shares', 'GET', undefined, admin.token)).json().data.items;
+    expect(own.find((s: { id: string }) => s.id === share.id)).toBeUndefined();
+
+    expect((await json(`/api/external-shares/${share.id}/reissue`, 'POST', undefined, admin.token)).statusCode).toBe(
+      404,
+    );
+    const revoked = await json(`/api/external-shares/${share.id}`, 'DELETE', undefined, admin.token);
+    expect(revoked.statusCode, revoked.body).toBe(200);
+    expect(revoked.json().data.state).toBe('revoked');
+    expect((await asHolder(`/api/external/images/${id}/content`, cookie)).statusCode).toBe(410);
+    const row = await db()
+      .selectFrom('audit_logs')
+      .select(['user_id', 'reason'])
+      .where('action_type', '=', 'external_share.revoke')
+      .where('record_id', '=', share.id)
+      .executeTakeFirstOrThrow();
+    expect(row).toEqual({ user_id: admin.user.id, reason: `link of user ${patient.user.id}` });
+  });
+});
+
 describe('de-identified', () => {
   it('serves a de-identified copy: no patient name in the bytes, the neutral caption as title', async () => {
     const id = await patientImage('dicom/ct_explicit_le_16bit_signed_small.dcm', 'CT of Jane');

@@ -3,6 +3,7 @@ import type {
   ExternalShareCreateBody,
   ExternalShareIssued,
   ExternalShareList,
+  ExternalShareListQuery,
 } from '@medshare/contracts/external-shares';
 import { ExternalSharePaths } from '@medshare/contracts/paths';
 import type { ApiResult } from '../../../lib/api-client';
@@ -16,9 +17,15 @@ const LINKS_TAG = { type: 'ExternalShares', id: 'LIST' } as const;
 
 export const externalSharesApi = apiSlice.enhanceEndpoints({ addTagTypes: ['ExternalShares'] }).injectEndpoints({
   endpoints: (build) => ({
-    /** The caller's links, newest first, and the longest a link may last (setting external_share_max_hours). */
-    listExternalShares: build.query<ExternalShareList, void>({
-      query: () => ({ url: under(ExternalSharePaths.shares) }),
+    /**
+     * The caller's links (or with 'all', an administrator's view: every user's), newest first, and the
+     * longest a link may last (setting external_share_max_hours).
+     */
+    listExternalShares: build.query<ExternalShareList, ExternalShareListQuery['scope'] | void>({
+      query: (scope) => ({
+        url: under(ExternalSharePaths.shares),
+        query: { scope: scope === 'all' ? scope : undefined },
+      }),
       transformResponse: dataOf<ExternalShareList>,
       providesTags: [LINKS_TAG],
     }),

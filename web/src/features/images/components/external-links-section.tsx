@@ -39,21 +39,32 @@ function what(share: ExternalShare): string {
     .join(' · ');
 }
 
-type Props = { locale: string; timeZone: string };
+type Props = {
+  locale: string;
+  timeZone: string;
+  /** An administrator's view (image:view_all): every user's links, each naming its sharer. */
+  everyone?: boolean;
+  /** The viewer: only their own links can be re-issued (that shows the new code). */
+  viewerId?: string | undefined;
+};
 
 /**
  * "Links you shared" on View images (`docs/product.md` › View images): every external share of the
  * caller with Revoke (confirmed) and Re-issue (the new code shown once). Shown once there is a link.
+ * An administrator sees every user's links ("Links shared by link"), may revoke any, and re-issue
+ * their own.
  */
-export function ExternalLinksSection({ locale, timeZone }: Props) {
+export function ExternalLinksSection({ locale, timeZone, everyone = false, viewerId }: Props) {
   // Recipients open links (views) and links end by themselves: opening the page reads the list again.
-  const { data } = useListExternalSharesQuery(undefined, { refetchOnMountOrArgChange: true });
+  const { data } = useListExternalSharesQuery(everyone ? 'all' : undefined, { refetchOnMountOrArgChange: true });
   const [revoke, { isLoading: revoking }] = useRevokeExternalShareMutation();
   const [reissue, { isLoading: reissuing }] = useReissueExternalShareMutation();
   const [confirming, setConfirming] = useState<ExternalShare | null>(null);
   const [issued, setIssued] = useState<ExternalShareIssued | null>(null);
   const items = data?.items ?? [];
   if (items.length === 0) return null;
+  const title = everyone ? 'Links shared by everyone' : 'Links you shared';
+  const mine = (share: ExternalShare) => share.sharedBy.id === viewerId;
 
   async function onRevoke() {
     if (!confirming) return;
@@ -78,12 +89,14 @@ export function ExternalLinksSection({ locale, timeZone }: Props) {
   return (
     <Box component="section" aria-labelledby="section-links-you-shared" sx={{ mt: 4, mb: 4 }}>
       <Typography id="section-links-you-shared" component="h2" variant="h5" sx={{ mb: 1, fontWeight: 700 }}>
-        Links you shared
+        {title}
       </Typography>
       <Typography color="text.secondary" variant="body2" sx={{ mb: 2 }}>
-        People without an account open these links with the code you gave them.
+        {everyone
+          ? 'Every link users sent to people without an account, newest first. Revoke one that should not stay open.'
+          : 'People without an account open these links with the code you gave them.'}
       </Typography>
-      <Box component="ul" aria-label="Links you shared" sx={{ p: 0, m: 0, display: 'grid', gap: 1 }}>
+      <Box component="ul" aria-label={title} sx={{ p: 0, m: 0, display: 'grid', gap: 1 }}>
         {items.map((share) => {
           const chip = stateChip[share.state];
           const ends = formatDateTime(share.revokedAt ?? share.expiresAt, locale, timeZone);
@@ -112,22 +125,29 @@ export function ExternalLinksSection({ locale, timeZone }: Props) {
                 <Typography variant="body2" sx={{ overflowWrap: 'anywhere' }}>
                   {`${share.caption} · ${what(share)}`}
                 </Typography>
+                {everyone && (
+                  <Typography variant="body2" color="text.secondary">
+                    {`Shared by ${mine(share) ? 'you' : `${share.sharedBy.firstname} ${share.sharedBy.lastname}`.trim()}`}
+                  </Typography>
+                )}
                 <Typography variant="body2" color="text.secondary">
                   {`${share.state === 'revoked' ? 'Revoked' : share.state === 'expired' ? 'Ended' : 'Ends'} ${ends} · ${share.views} ${share.views === 1 ? 'view' : 'views'}`}
                 </Typography>
               </Box>
               {live(share) && (
                 <Box sx={{ display: 'flex', gap: 1, flexWrap: 'wrap' }}>
-                  <Button
-                    size="small"
-                    variant="outlined"
-                    startIcon={<RefreshIcon />}
-                    disabled={reissuing}
-                    onClick={() => void onReissue(share)}
-                    aria-label={`Re-issue link to ${share.recipientEmail}`}
-                  >
-                    Re-issue
-                  </Button>
+                  {(!everyone || mine(share)) && (
+                    <Button
+                      size="small"
+                      variant="outlined"
+                      startIcon={<RefreshIcon />}
+                      disabled={reissuing}
+                      onClick={() => void onReissue(share)}
+                      aria-label={`Re-issue link to ${share.recipientEmail}`}
+                    >
+                      Re-issue
+                    </Button>
+                  )}
                   <Button
                     size="small"
                     color="error"

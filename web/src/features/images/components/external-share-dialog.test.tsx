@@ -17,6 +17,7 @@ const IMAGE: LinkTarget = {
 
 const share: ExternalShare = {
   id: '44444444-4444-4444-8444-444444444444',
+  sharedBy: { id: '55555555-5555-4555-8555-555555555555', firstname: 'Amina', lastname: 'Khan' },
   kind: 'image',
   imageId: IMAGE.kind === 'image' ? IMAGE.imageId : null,
   studyUid: null,
@@ -155,5 +156,32 @@ describe('ExternalLinksSection', () => {
     // Ended links can be neither revoked nor re-issued.
     expect(within(row).queryByRole('button', { name: /Re-issue/ })).not.toBeInTheDocument();
     expect(within(row).getByText('Revoked 27 Feb 2026, 09:00 · 2 views')).toBeInTheDocument();
+  });
+
+  it("an administrator's view: every user's links with their sharer, Revoke on each, Re-issue only on their own", async () => {
+    const adminId = '66666666-6666-4666-8666-666666666666';
+    const theirs = { ...share, id: '77777777-7777-4777-8777-777777777777', recipientEmail: 'own@example.test' };
+    const seen = recordRequests();
+    server.use(
+      api.get('/external-shares', ({ request }) =>
+        new URL(request.url).searchParams.get('scope') === 'all'
+          ? ok({
+              items: [share, { ...theirs, sharedBy: { id: adminId, firstname: 'Sys', lastname: 'Admin' } }],
+              maxHours: 72,
+            })
+          : ok({ items: [], maxHours: 72 }),
+      ),
+    );
+    renderWithProviders(<ExternalLinksSection locale="en-GB" timeZone="UTC" everyone viewerId={adminId} />);
+
+    const list = await screen.findByRole('list', { name: 'Links shared by everyone' });
+    const other = within(list).getByRole('listitem', { name: 'Link to sister@example.test: Knee X-ray' });
+    expect(within(other).getByText('Shared by Amina Khan')).toBeInTheDocument();
+    expect(within(other).getByRole('button', { name: 'Revoke link to sister@example.test' })).toBeInTheDocument();
+    expect(within(other).queryByRole('button', { name: /Re-issue/ })).not.toBeInTheDocument();
+    const own = within(list).getByRole('listitem', { name: 'Link to own@example.test: Knee X-ray' });
+    expect(within(own).getByText('Shared by you')).toBeInTheDocument();
+    expect(within(own).getByRole('button', { name: 'Re-issue link to own@example.test' })).toBeInTheDocument();
+    expect(requestsTo(seen, 'GET', '/external-shares').map((r) => new URL(r.url).search)).toEqual(['?scope=all']);
   });
 });

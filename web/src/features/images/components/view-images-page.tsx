@@ -4,6 +4,7 @@ import Button from '@mui/material/Button';
 import Typography from '@mui/material/Typography';
 import type { AccessState, Image, StudySummary } from '@medshare/contracts';
 import { SharingMessages } from '@medshare/contracts/constants';
+import { roleHasAny } from '@medshare/contracts/permissions';
 import { lazy, Suspense, useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import { Link as RouterLink, useSearchParams } from 'react-router';
 import { DelayedLinearProgress } from '../../../components/ui/delayed-progress';
@@ -436,7 +437,14 @@ export function ViewImagesPage({
           disabled={loading && images.length === 0}
         />
       )}
-      {allDrawn && <ExternalLinksSection locale={displayLocale} timeZone={displayTimeZone} />}
+      {allDrawn && (
+        <ExternalLinksSection
+          locale={displayLocale}
+          timeZone={displayTimeZone}
+          everyone={roleHasAny(user?.role, ['image:view_all'])}
+          viewerId={user?.id}
+        />
+      )}
 
       <OnceOpened open={sharing !== null}>
         <ShareDialog
