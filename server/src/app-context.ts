@@ -28,7 +28,6 @@ import { type ImagesService, createImagesService } from './modules/images/images
 import { createMessagesService } from './modules/messages/messages.service.ts';
 import { createRolesRepository } from './modules/roles/roles.repository.ts';
 import { createRolesService } from './modules/roles/roles.service.ts';
-import { createSettingsRepository } from './modules/settings/settings.repository.ts';
 import { type SettingsService, createSettingsService } from './modules/settings/settings.service.ts';
 import { createPatientShares } from './modules/sharing/patient-share.ts';
 import { type SharingService, createSharingService } from './modules/sharing/sharing.service.ts';
@@ -80,7 +79,7 @@ export async function createAppContext(config: Config, log: Logger) {
     log,
     timeZone: async () => (await built('settings').effective()).displayTimeZone,
   });
-  const settings = createSettingsService({ repo: createSettingsRepository(db), audit });
+  const settings = createSettingsService({ db, audit });
   later.settings = settings;
   const tokens = createTokenSigner(config.jwtSecret);
   const publicUrl = (config.publicUrl ?? `http://localhost:${config.port}`).replace(/\/$/, '');

@@ -67,6 +67,14 @@ export interface AuditCtes {
   applied: RawBuilder<boolean>;
 }
 
+/**
+ * Appends `audit`'s rows through `db`, a transaction's handle: they commit, or roll back, with the
+ * action the transaction holds (for a transaction's repositories, `appendAudit`).
+ */
+export async function appendAuditIn(db: Db, audit: AuditCtes): Promise<void> {
+  await sql`WITH ${audit.ctes} SELECT ${audit.applied}`.execute(db);
+}
+
 // Not a constant expression, so that the planner does not fold the failing branch ahead of time.
 const APPLIED = sql<boolean>`(SELECT CASE WHEN count(*) = 1 THEN true
   ELSE ('audit head row is missing: ' || count(*))::int::boolean END FROM audit_moved)`;

@@ -7,6 +7,7 @@ import {
 } from '@medshare/contracts';
 import type { RawBuilder } from 'kysely';
 import type { Logger } from 'pino';
+import type { Db } from '../../db/db.ts';
 import { badRequest, forbidden } from '../../errors.ts';
 import { paginationOf } from '../../http/envelope.ts';
 import type { Actor } from '../auth/actor.ts';
@@ -17,6 +18,7 @@ import {
   type AuditListFilter,
   type AuditRepository,
   type AuditTimeBound,
+  appendAuditIn,
   auditCtes,
 } from './audit.repository.ts';
 
@@ -167,6 +169,13 @@ export function createAuditService({
      * (see `auditCtes`).
      */
     inStatement: (events: AuditEvent[], when?: RawBuilder<boolean>): AuditCtes => auditCtes(events.map(fieldsOf), when),
+
+    /**
+     * Appends the events' rows through `trx`, a transaction's handle: they commit, or roll back,
+     * with the change the transaction holds (for a service's transactor: `audit: (events) =>
+     * audit.appendIn(trx, events)`).
+     */
+    appendIn: (trx: Db, events: AuditEvent[]): Promise<void> => appendAuditIn(trx, auditCtes(events.map(fieldsOf))),
 
     /** Appends one event; resolves once it has committed (with the others of its batch, see `batchedAppender`). */
     record(event: AuditEvent): Promise<void> {

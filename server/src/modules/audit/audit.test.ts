@@ -467,6 +467,86 @@ describe('audit head row missing', () => {
       await t.close();
     }
   });
+
+  // They committed first and appended their row after it: a failed append left the deletion standing,
+  // unaudited, and a retry answered 404 (found by a review).
+  it('refuses an image deletion, an account deletion, a deactivation and setting changes it cannot audit: each stays undone', async () => {
+    const t = await createTestApp();
+    try {
+      const provider = await newUser(t, 'healthProvider');
+      const patient = await newUser(t, 'patient');
+      const colleague = await newUser(t, 'healthProvider');
+      const admin = await loginAdmin(t);
+      const png = fixtures().find((f) => f.type === 'image/png')!;
+      const up = await uploadFile(t, provider.token, { name: 'x.png', type: 'image/png', data: png.data });
+      const imageId = up.json().data.id as string;
+      await t.app.ctx.services.images.idle();
+      const setting = (
+        await t.request({
+          method: 'POST',
+          url: '/api/appsetting/add',
+          token: admin.token,
+          payload: { setting: { name: 'clinic_name', value: 'North', description: null } },
+        })
+      ).json().data.id as string;
+      const db = t.app.ctx.database.db;
+      const head = (
+        await sql<{ last_id: string; last_hash: string }>`SELECT last_id, last_hash FROM audit_head`.execute(db)
+      ).rows[0]!;
+      await sql`DELETE FROM audit_head`.execute(db);
+      try {
+        const asked = [
+          await t.request({ method: 'DELETE', url: `/api/upload/image/${imageId}`, token: provider.token }),
+          await t.request({ method: 'DELETE', url: `/api/users/${patient.user.id}`, token: admin.token }),
+          await t.request({
+            method: 'PUT',
+            url: `/api/users/toggleUserStatus/${colleague.user.id}`,
+            token: admin.token,
+          }),
+          await t.request({
+            method: 'PUT',
+            url: `/api/appsetting/edit/${setting}`,
+            token: admin.token,
+            payload: { name: 'clinic_name', value: 'South', description: null },
+          }),
+          await t.request({
+            method: 'DELETE',
+            url: '/api/appsetting/delete',
+            token: admin.token,
+            payload: { id: setting },
+          }),
+        ];
+        expect(asked.map((r) => r.statusCode)).toEqual([500, 500, 500, 500, 500]);
+      } finally {
+        await sql`INSERT INTO audit_head (id, last_id, last_hash) VALUES (1, ${head.last_id}, ${head.last_hash})`.execute(
+          db,
+        );
+      }
+      const image = await db
+        .selectFrom('images')
+        .select('deleted_at')
+        .where('id', '=', imageId)
+        .executeTakeFirstOrThrow();
+      const users = await db
+        .selectFrom('users')
+        .select(['id', 'deleted_at', 'active'])
+        .where('id', 'in', [patient.user.id, colleague.user.id])
+        .execute();
+      expect(image.deleted_at).toBeNull();
+      expect(users.find((u) => u.id === patient.user.id)?.deleted_at).toBeNull();
+      expect(users.find((u) => u.id === colleague.user.id)?.active).toBe(true);
+      const stored = await db.selectFrom('app_settings').select('value').where('id', '=', setting).executeTakeFirst();
+      expect(stored?.value).toBe('North');
+      // Once the chain can be written again, each goes through, with its row.
+      expect(
+        (await t.request({ method: 'DELETE', url: `/api/upload/image/${imageId}`, token: provider.token })).statusCode,
+      ).toBe(200);
+      const rows = await db.selectFrom('audit_logs').select('action_type').where('record_id', '=', imageId).execute();
+      expect(rows.map((r) => r.action_type)).toContain('image.delete');
+    } finally {
+      await t.close();
+    }
+  });
 });
 
 async function reopen(dir: string) {

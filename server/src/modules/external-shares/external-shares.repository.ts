@@ -1,7 +1,7 @@
 import { type Insertable, sql } from 'kysely';
 import type { Db } from '../../db/db.ts';
 import type { ExternalShareRow, ExternalSharesTable } from '../../db/schema.ts';
-import type { AuditCtes } from '../audit/audit.repository.ts';
+import { type AuditCtes, appendAuditIn } from '../audit/audit.repository.ts';
 import { shareOpensContentSql } from '../images/access-policy.ts';
 
 export type ExternalShareWithSharer = ExternalShareRow & {
@@ -39,9 +39,7 @@ export function createExternalSharesRepository(db: Db) {
     },
 
     /** Appends audit rows inside the caller's transaction (this repository is bound to it). */
-    appendAudit: async (audit: AuditCtes): Promise<void> => {
-      await sql`WITH ${audit.ctes} SELECT ${audit.applied}`.execute(db);
-    },
+    appendAudit: (audit: AuditCtes): Promise<void> => appendAuditIn(db, audit),
 
     getById: (id: string): Promise<ExternalShareWithSharer | undefined> =>
       withSharer().where('x.id', '=', id).executeTakeFirst(),

@@ -21,7 +21,7 @@ import type { EncryptedStore } from '../../storage/encrypted-store.ts';
 import { freeBuffer } from '../../storage/free-buffer.ts';
 import type { StoredContent } from '../../http/content-headers.ts';
 import { BlobNotFoundError } from '../../storage/storage.ts';
-import type { AuditService } from '../audit/audit.service.ts';
+import type { AuditEvent, AuditService } from '../audit/audit.service.ts';
 import type { Actor } from '../auth/actor.ts';
 import type { DicomEngine } from '../dicom/dicom-engine.ts';
 import type { SettingsService } from '../settings/settings.service.ts';
@@ -101,6 +101,11 @@ export function createImagesService(deps: Deps) {
   const { db, store, audit, log, contentAccess } = deps;
   const repo = createImagesRepository(db);
   const transaction = createTransactor(db, (trx) => ({ images: createImagesRepository(trx) }));
+  /** A change and its audit rows, committed together (docs/security.md › Audit trail). */
+  const audited = createTransactor(db, (trx) => ({
+    images: createImagesRepository(trx),
+    audit: (events: AuditEvent[]) => audit.appendIn(trx, events),
+  }));
   const listWindow = deps.listWindow ?? LIST_MAX_WINDOW;
   const jobs = createImageJobs({
     repo,
@@ -359,7 +364,12 @@ export function createImagesService(deps: Deps) {
       if (!found.access.manage || !(actor.permissions.has('image:delete') || canSeeEverything(actor)))
         throw forbidden('Only the uploader or an administrator can delete this image');
       const { image } = found;
-      await transaction.run(({ images }) => images.markDeleted(image.id, new Date()));
+      await audited.run(async ({ images, audit: auditInTx }) => {
+        await images.markDeleted(image.id, new Date());
+        await auditInTx([
+          { userId: actor.userId, action: 'image.delete', table: 'images', recordId: image.id, ip: actor.ip },
+        ]);
+      });
       deps.onAccessEnded?.({ userIds: [], imageIds: [image.id] });
       // The row no longer points at the blobs: if removing them fails now, the sweeper removes them later.
       for (const key of [image.storage_key, image.thumb_storage_key]) {
@@ -370,13 +380,6 @@ export function createImagesService(deps: Deps) {
               log.warn({ imageId: image.id, problem: errorMessage(err) }, 'blob removal deferred to the sweeper'),
             );
       }
-      await audit.record({
-        userId: actor.userId,
-        action: 'image.delete',
-        table: 'images',
-        recordId: image.id,
-        ip: actor.ip,
-      });
     },
 
     /**

@@ -10,9 +10,11 @@ import {
   type UpdateSettingBody,
 } from '@medshare/contracts';
 import { badRequest, conflict, forbidden, isUniqueViolation, notFound, validationFailed } from '../../errors.ts';
-import type { AuditService } from '../audit/audit.service.ts';
+import type { Db } from '../../db/db.ts';
+import { createTransactor } from '../../db/transactor.ts';
+import type { AuditEvent, AuditService } from '../audit/audit.service.ts';
 import type { Actor } from '../auth/actor.ts';
-import type { SettingsRepository } from './settings.repository.ts';
+import { type SettingsRepository, createSettingsRepository } from './settings.repository.ts';
 
 export interface EffectiveSettings {
   maxUploadMb: number;
@@ -55,7 +57,13 @@ function present(row: SettingRow): AppSetting {
   };
 }
 
-export function createSettingsService({ repo, audit }: { repo: SettingsRepository; audit: AuditService }) {
+export function createSettingsService({ db, audit }: { db: Db; audit: AuditService }) {
+  const repo = createSettingsRepository(db);
+  /** A change and its audit row commit together (docs/security.md › Audit trail). */
+  const audited = createTransactor(db, (trx) => ({
+    settings: createSettingsRepository(trx),
+    audit: (events: AuditEvent[]) => audit.appendIn(trx, events),
+  }));
   let cached: { at: number; value: EffectiveSettings } | null = null;
 
   async function effective(): Promise<EffectiveSettings> {
@@ -148,21 +156,30 @@ export function createSettingsService({ repo, audit }: { repo: SettingsRepositor
       const known = knownName(input.name);
       if (await repo.getByName(input.name)) throw nameTaken();
       const value = await checkedValue(known, input.value);
-      const row = await repo
-        .create({ name: known ?? input.name, value, description: input.description || null })
+      const row = await audited
+        .run(async ({ settings, audit: auditInTx }) => {
+          const created = await settings.create({
+            name: known ?? input.name,
+            value,
+            description: input.description || null,
+          });
+          await auditInTx([
+            {
+              userId: actor.userId,
+              action: 'settings.create',
+              table: 'app_settings',
+              recordId: created.id,
+              ip: actor.ip,
+              reason: reason(created.name, known, { to: value }),
+            },
+          ]);
+          return created;
+        })
         .catch((err: unknown) => {
           if (isUniqueViolation(err)) throw nameTaken();
           throw err;
         });
       invalidate();
-      await audit.record({
-        userId: actor.userId,
-        action: 'settings.create',
-        table: 'app_settings',
-        recordId: row.id,
-        ip: actor.ip,
-        reason: reason(row.name, known, { to: value }),
-      });
       return present(row);
     },
 
@@ -181,23 +198,32 @@ export function createSettingsService({ repo, audit }: { repo: SettingsRepositor
       const other = await repo.getByName(input.name);
       if (other && other.id !== id) throw nameTaken();
       const value = await checkedValue(known, input.value);
-      const row = await repo
-        .update(id, { name: known ?? input.name, value, description: input.description || null })
+      const row = await audited
+        .run(async ({ settings, audit: auditInTx }) => {
+          const updated = await settings.update(id, {
+            name: known ?? input.name,
+            value,
+            description: input.description || null,
+          });
+          if (!updated) throw notFound('Setting not found');
+          const renamed = existing.name !== updated.name ? `; renamed from ${existing.name}` : '';
+          await auditInTx([
+            {
+              userId: actor.userId,
+              action: 'settings.update',
+              table: 'app_settings',
+              recordId: id,
+              ip: actor.ip,
+              reason: reason(updated.name, known, { from: existing.value, to: value }) + renamed,
+            },
+          ]);
+          return updated;
+        })
         .catch((err: unknown) => {
           if (isUniqueViolation(err)) throw nameTaken();
           throw err;
         });
-      if (!row) throw notFound('Setting not found');
       invalidate();
-      const renamed = existing.name !== row.name ? `; renamed from ${existing.name}` : '';
-      await audit.record({
-        userId: actor.userId,
-        action: 'settings.update',
-        table: 'app_settings',
-        recordId: id,
-        ip: actor.ip,
-        reason: reason(row.name, known, { from: existing.value, to: value }) + renamed,
-      });
       return present(row);
     },
 
@@ -207,17 +233,21 @@ export function createSettingsService({ repo, audit }: { repo: SettingsRepositor
       const existing = await repo.getById(id);
       if (!existing) throw notFound('Setting not found');
       if (knownName(existing.name)) throw conflict(SettingMessages.knownUndeletable);
-      const row = await repo.delete(id);
-      if (!row) throw notFound('Setting not found');
-      invalidate();
-      await audit.record({
-        userId: actor.userId,
-        action: 'settings.delete',
-        table: 'app_settings',
-        recordId: id,
-        ip: actor.ip,
-        reason: reason(row.name, null),
+      await audited.run(async ({ settings, audit: auditInTx }) => {
+        const row = await settings.delete(id);
+        if (!row) throw notFound('Setting not found');
+        await auditInTx([
+          {
+            userId: actor.userId,
+            action: 'settings.delete',
+            table: 'app_settings',
+            recordId: id,
+            ip: actor.ip,
+            reason: reason(row.name, null),
+          },
+        ]);
       });
+      invalidate();
     },
   };
 }

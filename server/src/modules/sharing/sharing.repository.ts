@@ -3,7 +3,7 @@ import { type RawBuilder, sql } from 'kysely';
 import { randomUUID } from 'node:crypto';
 import { type Db, PREPARED } from '../../db/db.ts';
 import type { ShareGroupRow, ShareRow } from '../../db/schema.ts';
-import type { AuditCtes } from '../audit/audit.repository.ts';
+import { type AuditCtes, appendAuditIn } from '../audit/audit.repository.ts';
 import { instanceCopyKeySql } from '../images/study-instance.ts';
 import { GROUP_MEMBER_CODE, MAX_SHARE_ATTEMPTS } from './share-state.ts';
 
@@ -366,9 +366,7 @@ export function createSharingRepository(db: Db) {
     },
 
     /** Appends audit rows inside the caller's transaction (this repository is bound to it). */
-    appendAudit: async (audit: AuditCtes): Promise<void> => {
-      await sql`WITH ${audit.ctes} SELECT ${audit.applied}`.execute(db);
-    },
+    appendAudit: (audit: AuditCtes): Promise<void> => appendAuditIn(db, audit),
 
     /**
      * Removes a study share, its instance rows and the de-identified copies made for it

@@ -21,7 +21,7 @@ import { badRequest, conflict, forbidden, notFound, tooManyRequests, validationF
 import { assertInWindow, windowedPagination } from '../../http/list-window.ts';
 import type { Mailer } from '../../mail/mailer.ts';
 import { accountActivatedMail } from '../../mail/templates.ts';
-import type { AuditService } from '../audit/audit.service.ts';
+import type { AuditEvent, AuditService } from '../audit/audit.service.ts';
 import type { Actor } from '../auth/actor.ts';
 import type { SettingsService } from '../settings/settings.service.ts';
 import {
@@ -102,6 +102,8 @@ export function createUsersService(deps: Deps) {
     userDeleted: async (event: UserDeletedEvent) => {
       for (const hook of onUserDeleted) await hook(event, trx);
     },
+    /** The action's audit rows, committed with it (docs/security.md › Audit trail). */
+    audit: (events: AuditEvent[]) => audit.appendIn(trx, events),
   }));
   const deepOffset = deps.deepOffset ?? 5_000;
   const listWindow = deps.listWindow ?? LIST_MAX_WINDOW;
@@ -135,24 +137,26 @@ export function createUsersService(deps: Deps) {
 
   /** Scrubs the account, runs the deletion hooks and ends its sessions; refuses to remove the last active admin. */
   async function softDelete(actor: Actor, target: UserWithRole, self: boolean): Promise<void> {
-    await transaction.run(async ({ users: txUsers, userDeleted }) => {
+    await transaction.run(async ({ users: txUsers, userDeleted, audit: auditInTx }) => {
       if (target.role === 'admin' && target.active) {
         const admins = await txUsers.lockActiveAdmins();
         if (admins.length <= 1 && admins.includes(target.id)) throw conflict(UserMessages.lastAdmin);
       }
       await txUsers.scrub(target.id);
       await userDeleted({ userId: target.id, role: target.role, deletedBy: actor.userId, self });
+      await auditInTx([
+        {
+          userId: actor.userId,
+          action: self ? 'account.delete' : 'user.delete',
+          table: 'users',
+          recordId: target.id,
+          ip: actor.ip,
+          reason: `role=${target.role}; personal data scrubbed; sessions revoked`,
+        },
+      ]);
     });
     // Authentication already refuses a deleted account; this records why its sessions ended.
     await revokeSessions(target.id, 'account deleted');
-    await audit.record({
-      userId: actor.userId,
-      action: self ? 'account.delete' : 'user.delete',
-      table: 'users',
-      recordId: target.id,
-      ip: actor.ip,
-      reason: `role=${target.role}; personal data scrubbed; sessions revoked`,
-    });
   }
 
   return {
@@ -397,11 +401,18 @@ export function createUsersService(deps: Deps) {
       if (!target) throw notFound('User not found');
       const approving = target.approved_at === null;
       const activate = approving || !target.active;
-      if (activate) {
-        await users.update(id, { active: true, approved_at: target.approved_at ?? new Date() });
-      } else {
-        if (target.id === actor.userId) throw conflict('You cannot deactivate your own account');
-        await transaction.run(async ({ users: txUsers }) => {
+      if (!activate && target.id === actor.userId) throw conflict('You cannot deactivate your own account');
+      // The change and its audit row commit together.
+      const event: AuditEvent = {
+        userId: actor.userId,
+        action: approving ? 'user.approve' : activate ? 'user.activate' : 'user.deactivate',
+        table: 'users',
+        recordId: id,
+        ip: actor.ip,
+      };
+      await transaction.run(async ({ users: txUsers, audit: auditInTx }) => {
+        if (activate) await txUsers.update(id, { active: true, approved_at: target.approved_at ?? new Date() });
+        else {
           // Locked, so that two admins deactivating each other at once cannot both pass.
           if (target.role === 'admin') {
             const admins = await txUsers.lockActiveAdmins();
@@ -409,16 +420,10 @@ export function createUsersService(deps: Deps) {
               throw conflict('The last active administrator cannot be deactivated');
           }
           await txUsers.update(id, { active: false });
-        });
-        await revokeSessions(id, 'deactivated');
-      }
-      await audit.record({
-        userId: actor.userId,
-        action: approving ? 'user.approve' : activate ? 'user.activate' : 'user.deactivate',
-        table: 'users',
-        recordId: id,
-        ip: actor.ip,
+        }
+        await auditInTx([event]);
       });
+      if (!activate) await revokeSessions(id, 'deactivated');
       if (approving) {
         const mail = accountActivatedMail(target.firstname, `${publicUrl}/login`);
         // The approval stands even if the courtesy mail cannot go out now.
