@@ -238,7 +238,8 @@ describe.skipIf(!hasDcmtk)(`DIMSE receiver (${hasDcmtk ? 'dcmtk found' : NO_DCMT
       for (const d of readdirSync(blobs)) {
         if (d === '.tmp') expect(readdirSync(join(blobs, d))).toEqual([]);
         else
-          for (const name of readdirSync(join(blobs, d))) expect(ids.has(name.replace(/-thumb$/, '')), name).toBe(true);
+          for (const name of readdirSync(join(blobs, d)))
+            expect(ids.has(name.replace(/-thumb-[0-9a-f]{8}$/, '')), name).toBe(true);
       }
     } finally {
       await proxy.close();

@@ -222,7 +222,7 @@ describe('every route that reads pixel data stays within the bounds', () => {
     expect(row).toBeDefined();
     // Sealed: the patient's name is nowhere in the stored bytes.
     expect(Buffer.from(row!.sealed).includes(Buffer.from('Bound^Memory'))).toBe(false);
-    const stored = blobFiles().filter((p) => p.includes(bigId) && !p.endsWith('-thumb'));
+    const stored = blobFiles().filter((p) => p.includes(bigId) && !/-thumb-[0-9a-f]{8}$/.test(p));
     expect(stored.length).toBe(1);
     const saved = readFileSync(stored[0]!);
     rmSync(stored[0]!);

@@ -91,7 +91,7 @@ async function expectNoStrayBlobs() {
       (r) => r.storage_key,
     ),
   );
-  const stray = names.filter((n) => !ids.has(n.replace(/-thumb$/, '')));
+  const stray = names.filter((n) => !ids.has(n.replace(/-thumb-[0-9a-f]{8}$/, '')));
   expect(stray, 'blobs without a live row').toEqual([]);
 }
 

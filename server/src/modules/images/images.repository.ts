@@ -490,8 +490,14 @@ export function createImagesRepository(db: Db) {
       return Number(res.numUpdatedRows) === 1;
     },
 
-    setThumbnailStatus: (id: string, status: ThumbnailStatus) =>
-      db.updateTable('images').set({ thumbnail_status: status }).where('id', '=', id).execute(),
+    /** With `from`, only while the status is still that one. */
+    setThumbnailStatus: (id: string, status: ThumbnailStatus, from?: ThumbnailStatus) =>
+      db
+        .updateTable('images')
+        .set({ thumbnail_status: status })
+        .where('id', '=', id)
+        .$if(from !== undefined, (q) => q.where('thumbnail_status', '=', from!))
+        .execute(),
 
     pendingThumbnails: (limit: number) =>
       db

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import sharp, { type Sharp } from 'sharp';
 import { errorMessage } from '../../errors.ts';
@@ -51,8 +52,13 @@ function framePipeline(frame: ThumbnailPixels): Sharp {
   return frame.channels === 1 ? pipeline.toColourspace('b-w') : pipeline;
 }
 
-/** Keys of derived objects: the image's key plus a suffix, so one prefix holds an image's blobs. */
-export const thumbnailKey = (storageKey: string) => `${storageKey}-thumb`;
+/**
+ * Keys of derived objects: the image's key plus a suffix, so one prefix holds an image's blobs. Each
+ * attempt at a thumbnail writes a key of its own: two makers of one image (a second instance's
+ * resumePending, an id queued twice) never write over, or delete, the file the other recorded.
+ */
+export const thumbnailKey = (storageKey: string, attempt: string = randomBytes(4).toString('hex')) =>
+  `${storageKey}-thumb-${attempt}`;
 
 /** Longest a thumbnail waits for uploads in flight to finish before it is made anyway. */
 export const THUMBNAIL_MAX_DEFER_MS = 1_000;
@@ -133,11 +139,12 @@ export function createThumbnailer({
         size: stored.size,
         sha256: stored.sha256,
       });
-      // Deleted meanwhile: the thumbnail must not outlive its image.
+      // Deleted meanwhile, or another maker recorded theirs first: this attempt's file is nobody's.
       if (!recorded) await store.storage.delete(key);
     } catch (err) {
       log.warn({ imageId: id, problem: errorMessage(err) }, 'thumbnail could not be made');
-      await repo.setThumbnailStatus(id, 'failed');
+      // Only a thumbnail still pending fails: another maker's recorded one stays.
+      await repo.setThumbnailStatus(id, 'failed', 'pending');
     }
   }
 
