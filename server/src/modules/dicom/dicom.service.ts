@@ -2,9 +2,10 @@ import { type DicomMetadata, DicomMessages } from '@medshare/contracts';
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Db } from '../../db/db.ts';
+import { createTransactor } from '../../db/transactor.ts';
 import { badRequest, conflict, notFound } from '../../errors.ts';
 import type { EncryptedStore } from '../../storage/encrypted-store.ts';
-import type { AuditService } from '../audit/audit.service.ts';
+import type { AuditEvent, AuditService } from '../audit/audit.service.ts';
 import type { Actor } from '../auth/actor.ts';
 import { dicomItem } from '../images/image-presenter.ts';
 import type { ImagesService } from '../images/images.service.ts';
@@ -34,6 +35,11 @@ interface Deps {
  */
 export function createDicomService({ db, store, engine, images, audit, log, publicUrl }: Deps) {
   const repo = createDicomRepository(db);
+  /** A copy's row, its sealed metadata and its audit row: one transaction (docs/security.md › Audit trail). */
+  const copying = createTransactor(db, (trx) => ({
+    dicom: createDicomRepository(trx),
+    audit: (events: AuditEvent[]) => audit.appendIn(trx, events),
+  }));
   const base = `${publicUrl}/api/dicomweb`;
   const stored = createStoredDicom({ store, repo, engine, log });
   const access = createDicomwebAccess({ repo, audit });
@@ -111,42 +117,47 @@ export function createDicomService({ db, store, engine, images, audit, log, publ
       const stored = await store.putBuffer(id, Buffer.from(copy.bytes));
       try {
         const columns = engine.columnsOf(copy.summary, null);
-        await repo.insertImage({
-          id,
-          uploader_id: source.uploader_id,
-          patient_id: null,
-          // The source caption is free text and may name the patient: the copy gets a neutral one.
-          caption: `De-identified ${source.dicom_modality ?? 'DICOM'} image`,
-          content_type: 'application/dicom',
-          original_name: 'deidentified.dcm',
-          size_bytes: stored.size,
-          sha256: stored.sha256,
-          storage_key: id,
-          wrapped_key: stored.wrappedKey,
-          key_id: stored.keyId,
-          enc_format: stored.format,
-          thumbnail_status: columns.dicom_kind === 'image' ? 'pending' : 'none',
-          ...columns,
-          deidentified: true,
-          source_image_id: source.id,
+        await copying.run(async ({ dicom, audit: auditInTx }) => {
+          await dicom.insertImage({
+            id,
+            uploader_id: source.uploader_id,
+            patient_id: null,
+            // The source caption is free text and may name the patient: the copy gets a neutral one.
+            caption: `De-identified ${source.dicom_modality ?? 'DICOM'} image`,
+            content_type: 'application/dicom',
+            original_name: 'deidentified.dcm',
+            size_bytes: stored.size,
+            sha256: stored.sha256,
+            storage_key: id,
+            wrapped_key: stored.wrappedKey,
+            key_id: stored.keyId,
+            enc_format: stored.format,
+            thumbnail_status: columns.dicom_kind === 'image' ? 'pending' : 'none',
+            ...columns,
+            deidentified: true,
+            source_image_id: source.id,
+          });
+          await dicom.saveMetadata(
+            id,
+            sealMetadata({ id, wrapped_key: stored.wrappedKey, key_id: stored.keyId }, copy.metadata),
+          );
+          await auditInTx([
+            {
+              userId: actor.userId,
+              action: 'dicom.deidentify',
+              table: 'images',
+              recordId: id,
+              ip: actor.ip,
+              reason: `source=${source.id} profile=PS3.15-E-basic`,
+            },
+          ]);
         });
-        await repo.saveMetadata(
-          id,
-          sealMetadata({ id, wrapped_key: stored.wrappedKey, key_id: stored.keyId }, copy.metadata),
-        );
       } catch (err) {
+        // Rolled back: no row points at the blob (a row without its metadata would be reused forever).
         await store.storage.delete(id).catch(() => undefined);
         throw err;
       }
       if (copy.summary.kind === 'image') images.enqueueThumbnail(id);
-      await audit.record({
-        userId: actor.userId,
-        action: 'dicom.deidentify',
-        table: 'images',
-        recordId: id,
-        ip: actor.ip,
-        reason: `source=${source.id} profile=PS3.15-E-basic`,
-      });
       return { id, uploaderId: source.uploader_id, patientId: null };
     },
 

@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { sql } from 'kysely';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type SignedIn, type TestApp, createTestApp, newUser } from '../../../test/harness.ts';
@@ -313,6 +314,50 @@ describe.skipIf(!hasDcmtk)(`de-identified sharing (${hasDcmtk ? 'dcmdump found' 
     // A second de-identified share of the same source reuses its copy.
     const again = await shareTo(a.id, await newUser(t, 'healthProvider'), { deidentify: true });
     expect(again.json().data.imageId).toBe(ca);
+  });
+
+  // The copy's row and its metadata were two statements: a failure between them left a live row whose
+  // blob was removed, reused by every later de-identified share (found by a review).
+  it('stores a de-identified copy whole or not at all: its row, metadata and audit row commit together', async () => {
+    const owner = await newUser(t, 'healthProvider');
+    const source = (await upload('us_rgb_rle_8bit.dcm', owner.token)).json().data.id as string;
+    const share = (to: SignedIn) =>
+      t.request({
+        method: 'POST',
+        url: '/api/sharing/request',
+        token: owner.token,
+        payload: { imagemetadataId: source, createdfor: to.user.id, deidentify: true },
+      });
+    const db = t.app.ctx.database.db;
+    const copies = () => db.selectFrom('images').select('id').where('source_image_id', '=', source).execute();
+    // A fault on the metadata's insert only (a dropped connection or a full disk would do the same).
+    await sql`CREATE FUNCTION refuse_copy_metadata() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN IF EXISTS (SELECT 1 FROM images WHERE id = NEW.image_id AND deidentified) THEN
+        RAISE EXCEPTION 'injected'; END IF; RETURN NEW; END $$`.execute(db);
+    await sql`CREATE TRIGGER refuse_copy_metadata BEFORE INSERT ON dicom_metadata
+      FOR EACH ROW EXECUTE FUNCTION refuse_copy_metadata()`.execute(db);
+    try {
+      expect((await share(await newUser(t, 'healthProvider'))).statusCode).toBe(500);
+    } finally {
+      await sql`DROP TRIGGER refuse_copy_metadata ON dicom_metadata`.execute(db);
+      await sql`DROP FUNCTION refuse_copy_metadata()`.execute(db);
+    }
+    expect(await copies()).toEqual([]);
+
+    const again = await share(await newUser(t, 'healthProvider'));
+    expect(again.statusCode, again.body).toBe(201);
+    const copyId = again.json().data.imageId as string;
+    expect((await copies()).map((c) => c.id)).toEqual([copyId]);
+    expect(
+      (await t.request({ method: 'GET', url: `/api/images/${copyId}/content`, token: owner.token })).statusCode,
+    ).toBe(200);
+    const audited = await db
+      .selectFrom('audit_logs')
+      .select('action_type')
+      .where('record_id', '=', copyId)
+      .where('action_type', '=', 'dicom.deidentify')
+      .execute();
+    expect(audited).toHaveLength(1);
   });
 
   it('refuses de-identified sharing of an image flagged with burned-in annotation (409), and of non-DICOM (400)', async () => {
