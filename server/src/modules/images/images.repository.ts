@@ -237,6 +237,10 @@ export function createImagesRepository(db: Db) {
     /** A live (not deleted) image with the names of its uploader and patient. */
     getLive: (id: string): Promise<ImageWithPeople | undefined> => liveById(id).then((rows) => rows[0]),
 
+    /** Whether any row (live or deleted) has this id: its blob is then the row's, not a stray. */
+    hasRow: async (id: string): Promise<boolean> =>
+      Boolean(await db.selectFrom('images').select('id').where('id', '=', id).executeTakeFirst()),
+
     /**
      * What the thumbnailer needs of these images, the live ones, in one round trip: it reads the rows
      * of the thumbnails it is about to make together (thumbnails.ts › THUMBNAIL_ROWS_PER_READ).

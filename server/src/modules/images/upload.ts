@@ -441,7 +441,11 @@ export function createUploader(deps: Deps) {
           }
           return { image: presentImage(actor, image, null, image.created_at), duplicate: false };
         } catch (err) {
-          if (file && !committed) await store.storage.delete(imageId).catch(() => undefined);
+          // Not known to have committed is not known not to have: a commit whose answer was lost (a
+          // cut connection, a failover) may hold the row. The blob goes only once the database says
+          // there is no row; when it cannot say, the sweeper decides after its grace period.
+          if (file && !committed && (await repo.hasRow(imageId).catch(() => true)) === false)
+            await store.storage.delete(imageId).catch(() => undefined);
           if (err instanceof AppError) {
             await audit.recordQuietly({
               userId: actor.userId,
