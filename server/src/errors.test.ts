@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase } from '../test/database.ts';
 import { type DatabaseHandle, openDatabase } from './db/db.ts';
-import { errorCode, errorMessage, errorStatus, isUniqueViolation } from './errors.ts';
+import { AppError, errorCode, errorMessage, errorStatus, isUniqueViolation, refusedForCertain } from './errors.ts';
 
 describe('errorMessage', () => {
   it('reads an Error and anything else that was thrown', () => {
@@ -55,5 +55,18 @@ describe('isUniqueViolation on the test database', () => {
     expect(errorCode(notNull)).toBe('23502');
     expect(isUniqueViolation(notNull)).toBe(false);
     expect(isUniqueViolation(new Error('duplicate key'))).toBe(false);
+    // The driver's refusals are certain: nothing of the statement committed.
+    expect(refusedForCertain(duplicate)).toBe(true);
+    expect(refusedForCertain(notNull)).toBe(true);
+  });
+
+  it('takes as certain refusals only answers that leave no commit behind them', () => {
+    const coded = (code: string) => Object.assign(new Error(code), { code });
+    expect(refusedForCertain(new AppError(409, 'conflict', 'taken'))).toBe(true);
+    for (const code of ['23505', '53100', '40001', '22P02']) expect(refusedForCertain(coded(code)), code).toBe(true);
+    // A broken connection, a shutdown or an I/O failure may have hidden a commit.
+    for (const code of ['08006', '57P01', '58030', 'XX000', 'ECONNRESET', 'EPIPE'])
+      expect(refusedForCertain(coded(code)), code).toBe(false);
+    expect(refusedForCertain(new Error('Connection terminated unexpectedly'))).toBe(false);
   });
 });

@@ -59,3 +59,15 @@ export function errorStatus(err: unknown): number | undefined {
 
 /** A unique constraint refused the row: node-postgres and PGlite both report SQLSTATE 23505 as `code`. */
 export const isUniqueViolation = (err: unknown): boolean => errorCode(err) === '23505';
+
+/**
+ * The statement was refused for certain, so nothing it wrote committed: the app refused it
+ * (AppError), or the database answered with an SQLSTATE outside the classes that leave a commit's
+ * outcome unknown (08 connection exception, 57 operator intervention, 58 system error, XX internal).
+ * A connection that broke without an answer is not a refusal.
+ */
+export function refusedForCertain(err: unknown): boolean {
+  if (err instanceof AppError) return true;
+  const code = errorCode(err);
+  return code !== undefined && /^[0-9][0-9A-Z]{4}$/.test(code) && !['08', '57', '58'].includes(code.slice(0, 2));
+}

@@ -367,7 +367,12 @@ export function createExternalSharesService(deps: Deps) {
     /** What a link says before its code: whether it still opens and until when; nothing about the content. */
     async linkStatus(token: string): Promise<ExternalLinkStatus> {
       const share = await shareOfToken(token);
-      return { state: stateOf(share), expiresAt: share.expires_at.toISOString() };
+      const state = stateOf(share);
+      // A link whose sharer no longer stands, or that opens nothing any more, says so before its code.
+      const ended =
+        (state === 'active' || state === 'locked') &&
+        (!sharerStands(share) || !(await repo.standingImageIds(share)).length);
+      return { state: ended ? 'revoked' : state, expiresAt: share.expires_at.toISOString() };
     },
 
     /** The link and its code: a credential for this share alone (five wrong codes lock it). */
@@ -402,6 +407,11 @@ export function createExternalSharesService(deps: Deps) {
         await fail('sharer no longer active');
         throw gone('revoked');
       }
+      // Before the code is counted: a link that opens nothing spends no try.
+      if (!(await repo.standingImageIds(share)).length) {
+        await fail('the sharer no longer sees what it shared');
+        throw gone('revoked');
+      }
       const attempt = await repo.takeAttempt(share.id, share.generation, MAX_LINK_ATTEMPTS);
       if (attempt === null) {
         await repo.lock(share.id, new Date());
@@ -421,10 +431,6 @@ export function createExternalSharesService(deps: Deps) {
       }
       await repo.giveBackAttempt(share.id);
       const view = await viewOf(share);
-      if (!view.images.length) {
-        await fail('the sharer no longer sees what it shared');
-        throw gone('revoked');
-      }
       const expiresAt = new Date(Math.min(share.expires_at.getTime(), Date.now() + CREDENTIAL_HOURS * 3_600_000));
       const credential = await credentials.sign({ shareId: share.id, generation: share.generation }, expiresAt);
       await audit.record({

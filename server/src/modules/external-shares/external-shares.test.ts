@@ -376,8 +376,18 @@ describe('a link opens no more than its sharer could share now', () => {
       expect(res.statusCode, url).toBe(410);
       expect(res.json().code).toBe('link_revoked');
     }
+    expect((await linkStatus(plain.token)).json().data.state).toBe('revoked');
+    expect((await linkStatus(deidentified.token)).json().data.state).toBe('revoked');
+    // A wrong code spends no try on a link that opens nothing.
+    expect((await redeem(plain.token, wrong(plain.code))).statusCode).toBe(410);
     expect((await redeem(plain.token, plain.code)).statusCode).toBe(410);
     expect((await redeem(deidentified.token, deidentified.code)).statusCode).toBe(410);
+    const attempts = await db()
+      .selectFrom('external_shares')
+      .select('attempts')
+      .where('id', '=', plain.share.id)
+      .executeTakeFirstOrThrow();
+    expect(attempts.attempts).toBe(0);
   });
 
   it("a provider's links pause while their account is deactivated and end for good when it is deleted", async () => {
@@ -396,6 +406,7 @@ describe('a link opens no more than its sharer could share now', () => {
 
     expect((await toggle()).json().data.active).toBe(false);
     expect((await content()).statusCode).toBe(410);
+    expect((await linkStatus(link.token)).json().data.state).toBe('revoked');
     expect((await asHolder('/api/external/view', cookie)).statusCode).toBe(410);
     expect((await redeem(link.token, link.code)).statusCode).toBe(410);
     expect((await toggle()).json().data.active).toBe(true);

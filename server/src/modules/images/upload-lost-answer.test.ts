@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import type { CompiledQuery, QueryId, QueryResult } from 'kysely';
+import type { CompiledQuery } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type TestApp, createTestApp, newUser } from '../../../test/harness.ts';
 import { fixture, uploadFile } from './images.test-helpers.ts';
@@ -25,14 +25,14 @@ describe('an upload whose commit answer was lost', () => {
     const executor = t.app.ctx.database.db.getExecutor();
     const real = executor.executeQuery.bind(executor);
     let armed = true;
-    executor.executeQuery = async <R>(query: CompiledQuery, queryId: QueryId): Promise<QueryResult<R>> => {
-      const result = await real<R>(query, queryId);
+    executor.executeQuery = (async (query: CompiledQuery, options?: Parameters<typeof real>[1]) => {
+      const result = await real(query, options);
       if (armed && /inserted AS \(insert into "images"/i.test(query.sql)) {
         armed = false;
         throw new Error('Connection terminated unexpectedly');
       }
       return result;
-    };
+    }) as typeof real;
     try {
       const res = await uploadFile(t, provider.token, fixture('other/photo_chelsea_cat.png'), { caption: 'lost' });
       // 503: the error reads as the database away.
@@ -50,18 +50,19 @@ describe('an upload whose commit answer was lost', () => {
     expect(existsSync(blobPath(rows[0]!.storage_key))).toBe(true);
   });
 
-  it('still removes the blob of an upload the database refused (no row)', async () => {
+  it('still removes the blob of an upload the database refused for certain (no row)', async () => {
     const provider = await newUser(t, 'healthProvider');
     const executor = t.app.ctx.database.db.getExecutor();
     const real = executor.executeQuery.bind(executor);
     let refusedKey: string | null = null;
-    executor.executeQuery = async <R>(query: CompiledQuery, queryId: QueryId): Promise<QueryResult<R>> => {
+    executor.executeQuery = (async (query: CompiledQuery, options?: Parameters<typeof real>[1]) => {
       if (refusedKey === null && /inserted AS \(insert into "images"/i.test(query.sql)) {
         refusedKey = String(query.parameters.find((p) => typeof p === 'string' && /^[0-9a-f-]{36}$/.test(p)));
-        throw new Error('could not extend file: No space left on device');
+        // PostgreSQL's answer for a full disk: SQLSTATE 53100, the statement refused for certain.
+        throw Object.assign(new Error('could not extend file: No space left on device'), { code: '53100' });
       }
-      return real<R>(query, queryId);
-    };
+      return real(query, options);
+    }) as typeof real;
     try {
       const res = await uploadFile(t, provider.token, fixture('other/photo_chelsea_cat.png'), { caption: 'refused' });
       expect(res.statusCode).toBe(500);

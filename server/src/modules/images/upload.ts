@@ -17,6 +17,7 @@ import {
   errorMessage,
   errorStatus,
   forbidden,
+  refusedForCertain,
   tooLarge,
   unavailable,
   unsupportedType,
@@ -256,6 +257,8 @@ export function createUploader(deps: Deps) {
         let file: (Awaited<ReturnType<typeof storeFile>> & { filename: string }) | null = null;
         // Once the row has committed, the blob belongs to it: a later failure must not delete it.
         let committed = false;
+        /** The row's statement went to the database: from then on a failure may hide a commit. */
+        let rowSent = false;
         try {
           // Busboy stops a file at max + 1 bytes, so an oversized upload is refused without reading it all.
           for await (const part of openParts({ fileBytes: maxBytes + 1 })) {
@@ -346,7 +349,11 @@ export function createUploader(deps: Deps) {
               throw err;
             }
           };
-          const insert = (share: PatientSharePlan | null) =>
+          const insert = (share: PatientSharePlan | null) => {
+            rowSent = true;
+            return insertRow(share);
+          };
+          const insertRow = (share: PatientSharePlan | null) =>
             // One statement: the row, the patient's share and their audit entries commit together (with
             // other uploads' statements that arrive meanwhile: commitRow). Blob first (durable above),
             // row second: a crash between the two leaves only an orphan blob for the sweeper.
@@ -442,9 +449,15 @@ export function createUploader(deps: Deps) {
           return { image: presentImage(actor, image, null, image.created_at), duplicate: false };
         } catch (err) {
           // Not known to have committed is not known not to have: a commit whose answer was lost (a
-          // cut connection, a failover) may hold the row. The blob goes only once the database says
-          // there is no row; when it cannot say, the sweeper decides after its grace period.
-          if (file && !committed && (await repo.hasRow(imageId).catch(() => true)) === false)
+          // cut connection, a failover) may hold the row. The blob goes when the row was never sent,
+          // or the database refused it for certain and holds no row of that id (a group commit's
+          // batch may have committed it before its lone retry hit the key); otherwise the sweeper
+          // decides after its grace period (docs/decisions.md › Images and sharing (server), "Durability").
+          if (
+            file &&
+            !committed &&
+            (!rowSent || (refusedForCertain(err) && (await repo.hasRow(imageId).catch(() => true)) === false))
+          )
             await store.storage.delete(imageId).catch(() => undefined);
           if (err instanceof AppError) {
             await audit.recordQuietly({

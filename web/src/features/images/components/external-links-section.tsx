@@ -51,7 +51,7 @@ type Props = {
 /**
  * "Links you shared" on View images (`docs/product.md` › View images): every external share of the
  * caller with Revoke (confirmed) and Re-issue (the new code shown once). Shown once there is a link.
- * An administrator sees every user's links ("Links shared by link"), may revoke any, and re-issue
+ * An administrator sees every user's links ("Links shared by everyone"), may revoke any, and re-issue
  * their own.
  */
 export function ExternalLinksSection({ locale, timeZone, everyone = false, viewerId }: Props) {

@@ -104,7 +104,8 @@ export function SettingEditor({
         size="small"
         label={labels.description}
         value={draft.description}
-        onChange={(e) => setDraft({ ...draft, description: e.target.value })}
+        // One line of text: a line break (Shift+Enter, a paste) becomes a space.
+        onChange={(e) => setDraft({ ...draft, description: e.target.value.replace(/\r?\n/g, ' ') })}
         onKeyDown={(e) => {
           if (!isSubmitKey(e)) return;
           e.preventDefault();

@@ -80,7 +80,7 @@ describe('SettingsPage', () => {
     expect(requestsTo(requests, 'GET', '/appsetting/')).toHaveLength(1);
   });
 
-  it('the description wraps while editing (a text area), and Enter in it saves the row', async () => {
+  it('the description wraps while editing (a text area) but stays one line, and Enter in it saves the row', async () => {
     const long = 'Greeting on the dashboard, shown to every signed-in user above their own images';
     serveSettings([setting({ description: long })]);
     server.use(
@@ -96,11 +96,12 @@ describe('SettingsPage', () => {
     const description = screen.getByRole('textbox', { name: 'Description' });
     expect(description.tagName).toBe('TEXTAREA');
     expect(description).toHaveValue(long);
-    await user.type(description, '.{Enter}');
+    // One line of text: Shift+Enter breaks no line (a space), Enter saves.
+    await user.type(description, '{Shift>}{Enter}{/Shift}too{Enter}');
 
     await waitFor(() => expect(screen.queryByRole('button', { name: 'Save' })).not.toBeInTheDocument());
     expect(await bodiesOf(requests, 'PUT', `/appsetting/edit/${custom.id}`)).toEqual([
-      { name: 'welcome_text', value: 'Hello', description: `${long}.` },
+      { name: 'welcome_text', value: 'Hello', description: `${long} too` },
     ]);
   });
 
