@@ -16,6 +16,7 @@ import { createDicomRepository } from './dicom.repository.ts';
 import { createDicomwebAccess } from './dicomweb-access.ts';
 import { createQido } from './qido.ts';
 import { createStoredDicom } from './stored-dicom.ts';
+import { deidentifiedCopyRow } from './study-copies.ts';
 import { createWado } from './wado.ts';
 
 interface Deps {
@@ -118,25 +119,7 @@ export function createDicomService({ db, store, engine, images, audit, log, publ
       try {
         const columns = engine.columnsOf(copy.summary, null);
         await copying.run(async ({ dicom, audit: auditInTx }) => {
-          await dicom.insertImage({
-            id,
-            uploader_id: source.uploader_id,
-            patient_id: null,
-            // The source caption is free text and may name the patient: the copy gets a neutral one.
-            caption: `De-identified ${source.dicom_modality ?? 'DICOM'} image`,
-            content_type: 'application/dicom',
-            original_name: 'deidentified.dcm',
-            size_bytes: stored.size,
-            sha256: stored.sha256,
-            storage_key: id,
-            wrapped_key: stored.wrappedKey,
-            key_id: stored.keyId,
-            enc_format: stored.format,
-            thumbnail_status: columns.dicom_kind === 'image' ? 'pending' : 'none',
-            ...columns,
-            deidentified: true,
-            source_image_id: source.id,
-          });
+          await dicom.insertImage(deidentifiedCopyRow(id, source, stored, columns));
           await dicom.saveMetadata(
             id,
             sealMetadata({ id, wrapped_key: stored.wrappedKey, key_id: stored.keyId }, copy.metadata),

@@ -6,7 +6,7 @@ import { IntegrityError } from '../../crypto/envelope.ts';
 import type { Db } from '../../db/db.ts';
 import type { ImageRow, ImagesTable } from '../../db/schema.ts';
 import { AppError, badRequest, conflict, errorMessage, notFound } from '../../errors.ts';
-import type { EncryptedStore } from '../../storage/encrypted-store.ts';
+import type { EncryptedStore, SealedObject } from '../../storage/encrypted-store.ts';
 import { BlobNotFoundError } from '../../storage/storage.ts';
 import type { AuditEvent } from '../audit/audit.service.ts';
 import type { Actor } from '../auth/actor.ts';
@@ -25,6 +25,34 @@ interface Deps {
 }
 
 /** Copies made for one study share, their blobs written and their rows not yet stored. */
+/** The images row of a de-identified copy (PS3.15 Annex E) of `source`, stored as `stored` under `id`. */
+export function deidentifiedCopyRow(
+  id: string,
+  source: Pick<ImageRow, 'id' | 'uploader_id' | 'dicom_modality'>,
+  stored: SealedObject,
+  columns: ReturnType<DicomEngine['columnsOf']>,
+): Insertable<ImagesTable> {
+  return {
+    id,
+    uploader_id: source.uploader_id,
+    patient_id: null,
+    // The source caption is free text and may name the patient: the copy gets a neutral one.
+    caption: `De-identified ${source.dicom_modality ?? 'DICOM'} image`,
+    content_type: 'application/dicom',
+    original_name: 'deidentified.dcm',
+    size_bytes: stored.size,
+    sha256: stored.sha256,
+    storage_key: id,
+    wrapped_key: stored.wrappedKey,
+    key_id: stored.keyId,
+    enc_format: stored.format,
+    thumbnail_status: columns.dicom_kind === 'image' ? 'pending' : 'none',
+    ...columns,
+    deidentified: true,
+    source_image_id: source.id,
+  };
+}
+
 export interface PreparedCopies {
   /** The copies' ids, in the order of the sources. */
   ids: string[];
@@ -105,25 +133,7 @@ export function createStudyCopies({ store, engine, images, log, concurrency = 2 
             made.push({
               id,
               source,
-              row: {
-                id,
-                uploader_id: source.uploader_id,
-                patient_id: null,
-                // The source caption is free text and may name the patient: the copy gets a neutral one.
-                caption: `De-identified ${source.dicom_modality ?? 'DICOM'} image`,
-                content_type: 'application/dicom',
-                original_name: 'deidentified.dcm',
-                size_bytes: stored.size,
-                sha256: stored.sha256,
-                storage_key: id,
-                wrapped_key: stored.wrappedKey,
-                key_id: stored.keyId,
-                enc_format: stored.format,
-                thumbnail_status: columns.dicom_kind === 'image' ? 'pending' : 'none',
-                ...columns,
-                deidentified: true,
-                source_image_id: source.id,
-              },
+              row: deidentifiedCopyRow(id, source, stored, columns),
               sealed: store.sealValue(
                 { wrappedKey: stored.wrappedKey, keyId: stored.keyId },
                 METADATA_PURPOSE,
