@@ -83,3 +83,10 @@ export async function uploadFileViaApi(
   if (res.status !== 201 || !json.data) throw new Error(`upload ${file.name}: ${res.status} ${JSON.stringify(json)}`);
   return json.data.id;
 }
+
+/** Shares an image by link as `token`'s user (`POST /api/external-shares`); the code shown once. */
+export async function shareByLinkViaApi(token: string, imageId: string, recipientEmail: string): Promise<string> {
+  const res = await call<{ data: { code: string } }>('POST', '/external-shares', { imageId, recipientEmail }, token);
+  if (res.status !== 201) throw new Error(`share by link: ${res.status} ${JSON.stringify(res.json)}`);
+  return res.json.data.code;
+}

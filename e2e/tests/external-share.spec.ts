@@ -2,7 +2,14 @@ import { type Browser, type Page, expect, test } from '@playwright/test';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { approveViaApi, registerViaApi, signInViaApi, uniqueUser, uploadFileViaApi } from '../support/api.ts';
+import {
+  approveViaApi,
+  registerViaApi,
+  shareByLinkViaApi,
+  signInViaApi,
+  uniqueUser,
+  uploadFileViaApi,
+} from '../support/api.ts';
 import { generateStudy } from '../support/dicom-study.ts';
 import { E2E } from '../support/env.ts';
 import { enterCode, screenshot, signInWithSession } from '../support/ui.ts';
@@ -149,6 +156,47 @@ for (const width of [1280, 390]) {
 
     await recipientContext.close();
     await sharerContext.close();
+  });
+}
+
+for (const width of [1280, 390]) {
+  test(`an administrator sees every user's links and revokes one; its recipient's next load ends (${width} px)`, async ({
+    browser,
+  }) => {
+    const viewport = { width, height: width > 800 ? 900 : 844 };
+    const doctor = uniqueUser('healthProvider');
+    const patient = uniqueUser('patient');
+    await approveViaApi(await registerViaApi(doctor));
+    const patientId = await registerViaApi(patient);
+    const caption = `Wrist X-ray ${width}`;
+    const session = await signInViaApi(doctor.email, doctor.password);
+    const imageId = await uploadPhoto(session.token, patientId, caption);
+    const recipient = `second.opinion.${doctor.username}@example.org`;
+    const code = await shareByLinkViaApi(session.token, imageId, recipient);
+    const { page: viewer } = await openWithCode(browser, viewport, await waitForLink(recipient), code);
+    await expect(viewer.getByRole('img', { name: caption })).toBeVisible();
+
+    const adminContext = await browser.newContext({ viewport });
+    const admin = await adminContext.newPage();
+    await signInWithSession(admin, E2E.admin.email, E2E.admin.password);
+    await admin.goto('/view-images');
+    const list = admin.getByRole('list', { name: 'Links shared by everyone' });
+    const row = list.getByRole('listitem', { name: `Link to ${recipient}: ${caption}` });
+    await row.scrollIntoViewIfNeeded();
+    await expect(row.getByText(`Shared by ${doctor.firstname} ${doctor.lastname}`)).toBeVisible();
+    await expect(row.getByText('Active')).toBeVisible();
+    // Another user's link: revoke, never re-issue (that would show the administrator its code).
+    await expect(row.getByRole('button', { name: /Re-issue/ })).toHaveCount(0);
+    await screenshot(admin, 'external-share-admin-list');
+    await row.getByRole('button', { name: `Revoke link to ${recipient}` }).click();
+    await admin.getByRole('dialog', { name: 'Revoke this link?' }).getByRole('button', { name: 'Revoke' }).click();
+    await expect(row.getByText('Revoked', { exact: true })).toBeVisible();
+
+    await viewer.reload();
+    await expect(viewer.getByRole('heading', { name: 'Access has ended' })).toBeVisible();
+    await expect(viewer.getByRole('img', { name: caption })).toHaveCount(0);
+    await adminContext.close();
+    await viewer.context().close();
   });
 }
 
