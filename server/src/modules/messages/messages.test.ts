@@ -521,6 +521,7 @@ describe('live delivery over Server-Sent Events', () => {
           .select(['action_type', 'reason'])
           .where('user_id', '=', userId)
           .where('action_type', '=', 'message.thread.read')
+          .orderBy('id')
           .execute()
       ).map((r) => r.reason);
 
