@@ -470,7 +470,7 @@ describe('audit head row missing', () => {
 
   // They committed first and appended their row after it: a failed append left the deletion standing,
   // unaudited, and a retry answered 404 (found by a review).
-  it('refuses an image deletion, an account deletion, a deactivation and setting changes it cannot audit: each stays undone', async () => {
+  it('refuses an image deletion, an account deletion, a deactivation, setting changes, a profile edit and a message it cannot audit: each stays undone', async () => {
     const t = await createTestApp();
     try {
       const provider = await newUser(t, 'healthProvider');
@@ -515,8 +515,20 @@ describe('audit head row missing', () => {
             token: admin.token,
             payload: { id: setting },
           }),
+          await t.request({
+            method: 'PUT',
+            url: '/api/users/profile',
+            token: colleague.token,
+            payload: { firstname: 'Renamed' },
+          }),
+          await t.request({
+            method: 'POST',
+            url: '/api/message/send',
+            token: provider.token,
+            payload: { recipientId: colleague.user.id, content: 'unaudited?' },
+          }),
         ];
-        expect(asked.map((r) => r.statusCode)).toEqual([500, 500, 500, 500, 500]);
+        expect(asked.map((r) => r.statusCode)).toEqual([500, 500, 500, 500, 500, 500, 500]);
       } finally {
         await sql`INSERT INTO audit_head (id, last_id, last_hash) VALUES (1, ${head.last_id}, ${head.last_hash})`.execute(
           db,
@@ -529,12 +541,15 @@ describe('audit head row missing', () => {
         .executeTakeFirstOrThrow();
       const users = await db
         .selectFrom('users')
-        .select(['id', 'deleted_at', 'active'])
+        .select(['id', 'deleted_at', 'active', 'firstname'])
         .where('id', 'in', [patient.user.id, colleague.user.id])
         .execute();
       expect(image.deleted_at).toBeNull();
       expect(users.find((u) => u.id === patient.user.id)?.deleted_at).toBeNull();
-      expect(users.find((u) => u.id === colleague.user.id)?.active).toBe(true);
+      // newUser registers everyone as 'Test'.
+      expect(users.find((u) => u.id === colleague.user.id)).toMatchObject({ active: true, firstname: 'Test' });
+      const sent = await db.selectFrom('messages').select('id').where('sender_id', '=', provider.user.id).execute();
+      expect(sent).toEqual([]);
       const stored = await db.selectFrom('app_settings').select('value').where('id', '=', setting).executeTakeFirst();
       expect(stored?.value).toBe('North');
       // Once the chain can be written again, each goes through, with its row.

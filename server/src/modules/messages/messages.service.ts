@@ -16,7 +16,7 @@ import { createTransactor } from '../../db/transactor.ts';
 import { forbidden, notFound, validationFailed } from '../../errors.ts';
 import { paginationOf } from '../../http/envelope.ts';
 import type { EventBus } from '../../realtime/event-bus.ts';
-import type { AuditService } from '../audit/audit.service.ts';
+import type { AuditEvent, AuditService } from '../audit/audit.service.ts';
 import type { Actor } from '../auth/actor.ts';
 import type { SettingsService } from '../settings/settings.service.ts';
 import { type MessageRow, type PartnerRow, createMessagesRepository } from './messages.repository.ts';
@@ -44,7 +44,11 @@ const contentAad = (id: number, senderId: string, recipientId: string) =>
 
 export function createMessagesService({ db, audit, settings, encryption, bus, permissionsOf }: Deps) {
   const repo = createMessagesRepository(db);
-  const transaction = createTransactor(db, (trx) => ({ messages: createMessagesRepository(trx) }));
+  const transaction = createTransactor(db, (trx) => ({
+    messages: createMessagesRepository(trx),
+    /** A send's audit row, committed with the message (docs/security.md › Audit trail). */
+    audit: (events: AuditEvent[]) => audit.appendIn(trx, events),
+  }));
 
   function requireSend(actor: Actor) {
     if (!actor.permissions.has(SEND)) throw forbidden();
@@ -91,7 +95,7 @@ export function createMessagesService({ db, audit, settings, encryption, bus, pe
       // The id as the database spells it: it is sealed into the message and keys its locks and events.
       const recipientId = target!.id;
       const createdAt = new Date();
-      const id = await transaction.run(async ({ messages: tx }) => {
+      const id = await transaction.run(async ({ messages: tx, audit: auditInTx }) => {
         await tx.lockParticipants(senderId, recipientId);
         const messageId = await tx.nextMessageId();
         const sealed = encryption.seal(body.content, contentAad(messageId, senderId, recipientId));
@@ -105,16 +109,12 @@ export function createMessagesService({ db, audit, settings, encryption, bus, pe
           createdAt,
         });
         await tx.touchConversations(senderId, recipientId, messageId);
+        await auditInTx([
+          { userId: senderId, action: 'message.send', table: 'messages', recordId: String(messageId), ip: actor.ip },
+        ]);
         return messageId;
       });
       bus.publish({ type: 'message', userIds: [senderId, recipientId], messageId: id });
-      await audit.record({
-        userId: senderId,
-        action: 'message.send',
-        table: 'messages',
-        recordId: String(id),
-        ip: actor.ip,
-      });
       return { id, senderId, recipientId, content: body.content, createAt: createdAt.toISOString(), readAt: null };
     },
 

@@ -194,15 +194,19 @@ export function createUsersService(deps: Deps) {
         (k) => (patch as Record<string, unknown>)[k] !== (current as Record<string, unknown>)[k],
       );
       if (changed.length) {
-        await users.update(actor.userId, patch);
-        // Field names only: the values are personal data.
-        await audit.record({
-          userId: actor.userId,
-          action: 'user.update',
-          table: 'users',
-          recordId: actor.userId,
-          ip: actor.ip,
-          reason: `fields=${changed.sort().join(',')}`,
+        await transaction.run(async ({ users: txUsers, audit: auditInTx }) => {
+          await txUsers.update(actor.userId, patch);
+          // Field names only: the values are personal data.
+          await auditInTx([
+            {
+              userId: actor.userId,
+              action: 'user.update',
+              table: 'users',
+              recordId: actor.userId,
+              ip: actor.ip,
+              reason: `fields=${changed.sort().join(',')}`,
+            },
+          ]);
         });
       }
       return presentUser((await users.getById(actor.userId))!);
