@@ -18,6 +18,15 @@ import { expectAccessible } from '../support/accessibility.ts';
 // Issue 18: share with someone who has no account — a mailed link and a code passed on by phone.
 const PHOTO = fileURLToPath(new URL('../../server/test/fixtures/other/photo_hopper_portrait.jpg', import.meta.url));
 
+/** An approved provider, signed in through the API, and a patient of theirs. */
+async function providerWithPatient() {
+  const doctor = uniqueUser('healthProvider');
+  await approveViaApi(await registerViaApi(doctor));
+  const patientId = await registerViaApi(uniqueUser('patient'));
+  const { token } = await signInViaApi(doctor.email, doctor.password);
+  return { doctor, patientId, token };
+}
+
 /** Uploads the photo for the patient through the API, as the upload screen would (that screen has its own spec). */
 const uploadPhoto = (token: string, patientId: string, caption: string) =>
   uploadFileViaApi(token, { caption, patientId, name: 'photo.jpg', type: 'image/jpeg', data: readFileSync(PHOTO) });
@@ -80,13 +89,9 @@ for (const width of [1280, 390]) {
     browser,
   }) => {
     const viewport = { width, height: width > 800 ? 900 : 844 };
-    const doctor = uniqueUser('healthProvider');
-    const patient = uniqueUser('patient');
-    await approveViaApi(await registerViaApi(doctor));
-    const patientId = await registerViaApi(patient);
+    const { doctor, patientId, token } = await providerWithPatient();
     const caption = `Knee X-ray ${width}`;
-    const session = await signInViaApi(doctor.email, doctor.password);
-    await uploadPhoto(session.token, patientId, caption);
+    await uploadPhoto(token, patientId, caption);
     const recipient = `friend.${doctor.username}@example.org`;
 
     // The sharer: Share by link on the image's card.
@@ -164,15 +169,11 @@ for (const width of [1280, 390]) {
     browser,
   }) => {
     const viewport = { width, height: width > 800 ? 900 : 844 };
-    const doctor = uniqueUser('healthProvider');
-    const patient = uniqueUser('patient');
-    await approveViaApi(await registerViaApi(doctor));
-    const patientId = await registerViaApi(patient);
+    const { doctor, patientId, token } = await providerWithPatient();
     const caption = `Wrist X-ray ${width}`;
-    const session = await signInViaApi(doctor.email, doctor.password);
-    const imageId = await uploadPhoto(session.token, patientId, caption);
+    const imageId = await uploadPhoto(token, patientId, caption);
     const recipient = `second.opinion.${doctor.username}@example.org`;
-    const code = await shareByLinkViaApi(session.token, imageId, recipient);
+    const code = await shareByLinkViaApi(token, imageId, recipient);
     const { page: viewer } = await openWithCode(browser, viewport, await waitForLink(recipient), code);
     await expect(viewer.getByRole('img', { name: caption })).toBeVisible();
 
@@ -205,11 +206,7 @@ for (const width of [1280, 390]) {
     browser,
   }) => {
     const viewport = { width, height: width > 800 ? 900 : 844 };
-    const doctor = uniqueUser('healthProvider');
-    const patient = uniqueUser('patient');
-    await approveViaApi(await registerViaApi(doctor));
-    const patientId = await registerViaApi(patient);
-    const { token } = await signInViaApi(doctor.email, doctor.password);
+    const { doctor, patientId, token } = await providerWithPatient();
     const caption = `Chest CT by link ${width}`;
     const study = generateStudy([3]);
     for (const instance of study.instances) await uploadDicom(token, instance, caption, patientId);

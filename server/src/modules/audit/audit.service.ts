@@ -8,6 +8,7 @@ import {
 import type { RawBuilder } from 'kysely';
 import type { Logger } from 'pino';
 import type { Db } from '../../db/db.ts';
+import { type NoQueryHandles, type Transactor, createTransactor } from '../../db/transactor.ts';
 import { badRequest, forbidden } from '../../errors.ts';
 import { paginationOf } from '../../http/envelope.ts';
 import type { Actor } from '../auth/actor.ts';
@@ -103,6 +104,11 @@ export function batchedAppender(append: (rows: ChainRow[]) => Promise<void>, max
 }
 type ChainRow = ReturnType<typeof fieldsOf>;
 
+/** What `transactor` adds to a service's transaction-bound repositories. */
+export interface AuditInTransaction {
+  audit(events: AuditEvent[]): Promise<void>;
+}
+
 export function createAuditService({
   repo,
   log,
@@ -171,11 +177,17 @@ export function createAuditService({
     inStatement: (events: AuditEvent[], when?: RawBuilder<boolean>): AuditCtes => auditCtes(events.map(fieldsOf), when),
 
     /**
-     * Appends the events' rows through `trx`, a transaction's handle: they commit, or roll back,
-     * with the change the transaction holds (for a service's transactor: `audit: (events) =>
-     * audit.appendIn(trx, events)`).
+     * A service's transactor (db/transactor.ts) whose callbacks also get `audit(events)`: the
+     * action's audit rows, appended through the transaction, commit or roll back with the change it
+     * holds (docs/security.md › Audit trail).
      */
-    appendIn: (trx: Db, events: AuditEvent[]): Promise<void> => appendAuditIn(trx, auditCtes(events.map(fieldsOf))),
+    transactor: <R extends NoQueryHandles<R>>(db: Db, reposOf: (trx: Db) => R): Transactor<R & AuditInTransaction> =>
+      // Typed as R for createTransactor's check (which cannot see through R & AuditInTransaction); the
+      // added `audit` is a function, not a query handle.
+      createTransactor<R>(db, (trx) => ({
+        ...reposOf(trx),
+        audit: (events: AuditEvent[]) => appendAuditIn(trx, auditCtes(events.map(fieldsOf))),
+      })) as Transactor<R & AuditInTransaction>,
 
     /** Appends one event; resolves once it has committed (with the others of its batch, see `batchedAppender`). */
     record(event: AuditEvent): Promise<void> {

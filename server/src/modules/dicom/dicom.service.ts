@@ -2,10 +2,9 @@ import { type DicomMetadata, DicomMessages } from '@medshare/contracts';
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Db } from '../../db/db.ts';
-import { createTransactor } from '../../db/transactor.ts';
 import { badRequest, conflict, notFound } from '../../errors.ts';
 import type { EncryptedStore } from '../../storage/encrypted-store.ts';
-import type { AuditEvent, AuditService } from '../audit/audit.service.ts';
+import type { AuditService } from '../audit/audit.service.ts';
 import type { Actor } from '../auth/actor.ts';
 import { dicomItem } from '../images/image-presenter.ts';
 import type { ImagesService } from '../images/images.service.ts';
@@ -37,10 +36,7 @@ interface Deps {
 export function createDicomService({ db, store, engine, images, audit, log, publicUrl }: Deps) {
   const repo = createDicomRepository(db);
   /** A copy's row, its sealed metadata and its audit row: one transaction (docs/security.md › Audit trail). */
-  const copying = createTransactor(db, (trx) => ({
-    dicom: createDicomRepository(trx),
-    audit: (events: AuditEvent[]) => audit.appendIn(trx, events),
-  }));
+  const copying = audit.transactor(db, (trx) => ({ dicom: createDicomRepository(trx) }));
   const base = `${publicUrl}/api/dicomweb`;
   const stored = createStoredDicom({ store, repo, engine, log });
   const access = createDicomwebAccess({ repo, audit });

@@ -14,14 +14,13 @@ import type { PasswordHasher } from '../../crypto/passwords.ts';
 import type { Db } from '../../db/db.ts';
 import type { ImageRow } from '../../db/schema.ts';
 import { createGroupCommit } from '../../db/group-commit.ts';
-import { createTransactor } from '../../db/transactor.ts';
 import { AppError, errorMessage, forbidden, notFound, unavailable } from '../../errors.ts';
 import { assertInWindow, windowedPagination } from '../../http/list-window.ts';
 import type { EncryptedStore } from '../../storage/encrypted-store.ts';
 import { freeBuffer } from '../../storage/free-buffer.ts';
 import type { StoredContent } from '../../http/content-headers.ts';
 import { BlobNotFoundError } from '../../storage/storage.ts';
-import type { AuditEvent, AuditService } from '../audit/audit.service.ts';
+import type { AuditService } from '../audit/audit.service.ts';
 import type { Actor } from '../auth/actor.ts';
 import type { DicomEngine } from '../dicom/dicom-engine.ts';
 import type { SettingsService } from '../settings/settings.service.ts';
@@ -34,6 +33,7 @@ import {
   type ContentSource,
   type ImageWithPeople,
   type ListEntry,
+  type ImagesRepository,
   createImagesRepository,
 } from './images.repository.ts';
 import { createImageJobs } from './jobs.ts';
@@ -100,12 +100,8 @@ interface Deps {
 export function createImagesService(deps: Deps) {
   const { db, store, audit, log, contentAccess } = deps;
   const repo = createImagesRepository(db);
-  const transaction = createTransactor(db, (trx) => ({ images: createImagesRepository(trx) }));
   /** A change and its audit rows, committed together (docs/security.md › Audit trail). */
-  const audited = createTransactor(db, (trx) => ({
-    images: createImagesRepository(trx),
-    audit: (events: AuditEvent[]) => audit.appendIn(trx, events),
-  }));
+  const transaction = audit.transactor(db, (trx) => ({ images: createImagesRepository(trx) }));
   const listWindow = deps.listWindow ?? LIST_MAX_WINDOW;
   const jobs = createImageJobs({
     repo,
@@ -115,7 +111,12 @@ export function createImagesService(deps: Deps) {
     renderDicom: deps.dicom?.thumbnail,
     uploadsInFlight: () => uploader.inFlight() > 0,
   });
-  const uploader = createUploader({ ...deps, repo, jobs, commitRow: createGroupCommit(transaction, { images: repo }) });
+  const uploader = createUploader({
+    ...deps,
+    repo,
+    jobs,
+    commitRow: createGroupCommit<{ images: ImagesRepository }>(transaction, { images: repo }),
+  });
 
   async function presentPage(actor: Actor, entries: ListEntry[]): Promise<Image[]> {
     const [images, shares] = await Promise.all([
@@ -364,7 +365,7 @@ export function createImagesService(deps: Deps) {
       if (!found.access.manage || !(actor.permissions.has('image:delete') || canSeeEverything(actor)))
         throw forbidden('Only the uploader or an administrator can delete this image');
       const { image } = found;
-      await audited.run(async ({ images, audit: auditInTx }) => {
+      await transaction.run(async ({ images, audit: auditInTx }) => {
         await images.markDeleted(image.id, new Date());
         await auditInTx([
           { userId: actor.userId, action: 'image.delete', table: 'images', recordId: image.id, ip: actor.ip },

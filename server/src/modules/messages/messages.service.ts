@@ -12,11 +12,10 @@ import {
 } from '@medshare/contracts';
 import type { FieldEncryption } from '../../crypto/field-encryption.ts';
 import type { Db } from '../../db/db.ts';
-import { createTransactor } from '../../db/transactor.ts';
 import { forbidden, notFound, validationFailed } from '../../errors.ts';
 import { paginationOf } from '../../http/envelope.ts';
 import type { EventBus } from '../../realtime/event-bus.ts';
-import type { AuditEvent, AuditService } from '../audit/audit.service.ts';
+import type { AuditService } from '../audit/audit.service.ts';
 import type { Actor } from '../auth/actor.ts';
 import type { SettingsService } from '../settings/settings.service.ts';
 import { type MessageRow, type PartnerRow, createMessagesRepository } from './messages.repository.ts';
@@ -44,11 +43,8 @@ const contentAad = (id: number, senderId: string, recipientId: string) =>
 
 export function createMessagesService({ db, audit, settings, encryption, bus, permissionsOf }: Deps) {
   const repo = createMessagesRepository(db);
-  const transaction = createTransactor(db, (trx) => ({
-    messages: createMessagesRepository(trx),
-    /** A send's audit row, committed with the message (docs/security.md › Audit trail). */
-    audit: (events: AuditEvent[]) => audit.appendIn(trx, events),
-  }));
+  /** A send's audit row, committed with the message (docs/security.md › Audit trail). */
+  const transaction = audit.transactor(db, (trx) => ({ messages: createMessagesRepository(trx) }));
 
   function requireSend(actor: Actor) {
     if (!actor.permissions.has(SEND)) throw forbidden();

@@ -11,8 +11,7 @@ import {
 } from '@medshare/contracts';
 import { badRequest, conflict, forbidden, isUniqueViolation, notFound, validationFailed } from '../../errors.ts';
 import type { Db } from '../../db/db.ts';
-import { createTransactor } from '../../db/transactor.ts';
-import type { AuditEvent, AuditService } from '../audit/audit.service.ts';
+import type { AuditService } from '../audit/audit.service.ts';
 import type { Actor } from '../auth/actor.ts';
 import { type SettingsRepository, createSettingsRepository } from './settings.repository.ts';
 
@@ -60,10 +59,7 @@ function present(row: SettingRow): AppSetting {
 export function createSettingsService({ db, audit }: { db: Db; audit: AuditService }) {
   const repo = createSettingsRepository(db);
   /** A change and its audit row commit together (docs/security.md › Audit trail). */
-  const audited = createTransactor(db, (trx) => ({
-    settings: createSettingsRepository(trx),
-    audit: (events: AuditEvent[]) => audit.appendIn(trx, events),
-  }));
+  const audited = audit.transactor(db, (trx) => ({ settings: createSettingsRepository(trx) }));
   let cached: { at: number; value: EffectiveSettings } | null = null;
 
   async function effective(): Promise<EffectiveSettings> {

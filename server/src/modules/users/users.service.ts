@@ -15,7 +15,6 @@ import {
 } from '@medshare/contracts';
 import type { PasswordHasher } from '../../crypto/passwords.ts';
 import type { Db } from '../../db/db.ts';
-import { createTransactor } from '../../db/transactor.ts';
 import type { UserUpdate } from '../../db/schema.ts';
 import { badRequest, conflict, forbidden, notFound, tooManyRequests, validationFailed } from '../../errors.ts';
 import { assertInWindow, windowedPagination } from '../../http/list-window.ts';
@@ -96,14 +95,13 @@ export function createUsersService(deps: Deps) {
   const { db, audit, mailer, hasher, settings, publicUrl, revokeSessions } = deps;
   const users = createUsersRepository(db);
   const onUserDeleted = deps.onUserDeleted ?? [];
-  const transaction = createTransactor(db, (trx) => ({
+  /** An action and its audit rows commit together (docs/security.md › Audit trail). */
+  const transaction = audit.transactor(db, (trx) => ({
     users: createUsersRepository(trx),
     /** The other modules' deletion hooks, on this transaction. */
     userDeleted: async (event: UserDeletedEvent) => {
       for (const hook of onUserDeleted) await hook(event, trx);
     },
-    /** The action's audit rows, committed with it (docs/security.md › Audit trail). */
-    audit: (events: AuditEvent[]) => audit.appendIn(trx, events),
   }));
   const deepOffset = deps.deepOffset ?? 5_000;
   const listWindow = deps.listWindow ?? LIST_MAX_WINDOW;
