@@ -16,7 +16,7 @@ import { createAuthService } from './modules/auth/auth.service.ts';
 import { createSessionCache } from './modules/auth/session-cache.ts';
 import { type AccessEnded, createContentAccessCache } from './modules/images/content-access.ts';
 import { createTokenSigner } from './modules/auth/tokens.ts';
-import { createDicomEngine } from './modules/dicom/dicom-engine.ts';
+import { createDicomEngine, loadDicomKeys } from './modules/dicom/dicom-engine.ts';
 import { createDicomPool } from './modules/dicom/dicom-pool.ts';
 import { createDicomService } from './modules/dicom/dicom.service.ts';
 import { createDimseReceiver } from './modules/dicom/dimse.ts';
@@ -168,7 +168,7 @@ export async function createAppContext(config: Config, log: Logger) {
   // DICOM: parsing, rendering and de-identification in worker threads (time-limited), never on the request path.
   const dicomEngine = createDicomEngine({
     pool: createDicomPool({ log, ...(config.dicomWorkers ? { size: config.dicomWorkers } : {}) }),
-    masterKey: config.masterKey,
+    keys: await loadDicomKeys(db, config.masterKey),
   });
   const images = createImagesService({
     db,

@@ -46,6 +46,73 @@ function gcmDecrypt(key: Buffer, nonce: Uint8Array, sealed: Uint8Array, aad: Buf
 
 const wrapAad = (purpose: string, keyId: string) => Buffer.from(`medshare:field-key:v1:${purpose}:${keyId}`);
 
+interface KeyRow {
+  id: string;
+  wrapped_key: Uint8Array;
+  master_key_id: string;
+}
+
+function unwrapKeyRow(masterKey: Buffer, purpose: string, row: KeyRow): Buffer {
+  const masterId = masterKeyId(masterKey);
+  if (row.master_key_id !== masterId) {
+    throw new FieldKeyError(
+      `data key ${row.id} was wrapped by master key ${row.master_key_id}, but MASTER_KEY is ${masterId}`,
+    );
+  }
+  const wrapped = Buffer.from(row.wrapped_key);
+  return gcmDecrypt(
+    masterKey,
+    wrapped.subarray(0, NONCE_BYTES),
+    wrapped.subarray(NONCE_BYTES),
+    wrapAad(purpose, row.id),
+  );
+}
+
+/** The purpose's active key row; when there is none, one is made with `newKey()`, wrapped by the master key. */
+async function activeKeyRow(db: Db, masterKey: Buffer, purpose: string, newKey: () => Buffer): Promise<KeyRow> {
+  const find = () =>
+    db
+      .selectFrom('field_keys')
+      .selectAll()
+      .where('purpose', '=', purpose)
+      .where('retired_at', 'is', null)
+      .executeTakeFirst();
+  const found = await find();
+  if (found) return found;
+  const id = randomUUID();
+  const { nonce, ciphertext } = gcmEncrypt(masterKey, newKey(), wrapAad(purpose, id));
+  // Several instances may start at once: the partial unique index lets exactly one key win.
+  await db
+    .insertInto('field_keys')
+    .values({ id, purpose, wrapped_key: Buffer.concat([nonce, ciphertext]), master_key_id: masterKeyId(masterKey) })
+    .onConflict((oc) => oc.column('purpose').where('retired_at', 'is', null).doNothing())
+    .execute();
+  const row = await find();
+  if (!row) throw new FieldKeyError(`no active ${purpose} data key`);
+  return row;
+}
+
+/**
+ * A secret whose outputs are stored, so that it must stay the same when the master key is rotated
+ * (the DICOM Patient ID key and the de-identification UID map, modules/dicom/dicom-engine.ts): kept
+ * in field_keys, wrapped by the master key, which `keys:rewrap` re-wraps with every other field key
+ * (crypto/envelope-rewrap.ts). The first start stores `initial()`; the secret never rotates.
+ */
+export async function loadKeptSecret({
+  db,
+  masterKey,
+  purpose,
+  initial,
+}: {
+  db: Db;
+  masterKey: Buffer;
+  purpose: string;
+  initial: () => Buffer;
+}): Promise<Buffer> {
+  if (masterKey.length !== KEY_BYTES) throw new FieldKeyError('the master key must be 32 bytes');
+  return unwrapKeyRow(masterKey, purpose, await activeKeyRow(db, masterKey, purpose, initial));
+}
+
 export async function createFieldEncryption({
   db,
   masterKey,
@@ -56,53 +123,17 @@ export async function createFieldEncryption({
   purpose: string;
 }) {
   if (masterKey.length !== KEY_BYTES) throw new FieldKeyError('the master key must be 32 bytes');
-  const masterId = masterKeyId(masterKey);
   const keys = new Map<string, Buffer>();
   let active: { id: string; key: Buffer } | null = null;
 
-  function unwrap(row: { id: string; wrapped_key: Uint8Array; master_key_id: string }): Buffer {
-    if (row.master_key_id !== masterId) {
-      throw new FieldKeyError(
-        `data key ${row.id} was wrapped by master key ${row.master_key_id}, but MASTER_KEY is ${masterId}`,
-      );
-    }
-    const wrapped = Buffer.from(row.wrapped_key);
-    const key = gcmDecrypt(
-      masterKey,
-      wrapped.subarray(0, NONCE_BYTES),
-      wrapped.subarray(NONCE_BYTES),
-      wrapAad(purpose, row.id),
-    );
+  function unwrap(row: KeyRow): Buffer {
+    const key = unwrapKeyRow(masterKey, purpose, row);
     keys.set(row.id, key);
     return key;
   }
 
-  async function newKeyRow(): Promise<void> {
-    const id = randomUUID();
-    const key = randomBytes(KEY_BYTES);
-    const { nonce, ciphertext } = gcmEncrypt(masterKey, key, wrapAad(purpose, id));
-    // Several instances may start at once: the partial unique index lets exactly one key win.
-    await db
-      .insertInto('field_keys')
-      .values({ id, purpose, wrapped_key: Buffer.concat([nonce, ciphertext]), master_key_id: masterId })
-      .onConflict((oc) => oc.column('purpose').where('retired_at', 'is', null).doNothing())
-      .execute();
-  }
-
   async function loadActive(): Promise<{ id: string; key: Buffer }> {
-    const find = () =>
-      db
-        .selectFrom('field_keys')
-        .selectAll()
-        .where('purpose', '=', purpose)
-        .where('retired_at', 'is', null)
-        .executeTakeFirst();
-    let row = await find();
-    if (!row) {
-      await newKeyRow();
-      row = await find();
-    }
-    if (!row) throw new FieldKeyError(`no active ${purpose} data key`);
+    const row = await activeKeyRow(db, masterKey, purpose, () => randomBytes(KEY_BYTES));
     return { id: row.id, key: keys.get(row.id) ?? unwrap(row) };
   }
 

@@ -1,7 +1,7 @@
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { fixture } from '../images/images.test-helpers.ts';
-import { createDicomEngine } from './dicom-engine.ts';
+import { createDicomEngine, derivedDicomKeys } from './dicom-engine.ts';
 import { createDicomPool } from './dicom-pool.ts';
 
 const small = fixture('dicom/ct_explicit_le_16bit_signed_small.dcm').data;
@@ -10,7 +10,7 @@ describe('the engine frees what a worker moved here once its consumer is done', 
   const engineOf = () =>
     createDicomEngine({
       pool: createDicomPool({ log: pino({ level: 'silent' }), size: 1 }),
-      masterKey: Buffer.alloc(32),
+      keys: derivedDicomKeys(Buffer.alloc(32)),
     });
 
   it('thumbnail: the frame is whole inside `use`, freed after it, also when `use` throws', async () => {

@@ -1,6 +1,8 @@
 import { createHmac, hkdfSync } from 'node:crypto';
 import type { Insertable } from 'kysely';
+import type { Db } from '../../db/db.ts';
 import type { ImagesTable } from '../../db/schema.ts';
+import { loadKeptSecret } from '../../crypto/field-encryption.ts';
 import { keyObjectOf } from '../../crypto/envelope.ts';
 import { AppError, tooManyRequests } from '../../errors.ts';
 import { freeBuffer } from '../../storage/free-buffer.ts';
@@ -86,15 +88,49 @@ async function usedOnce<V extends { pixels: Uint8Array }, T>(value: V, use: (val
 }
 
 /**
+ * The engine's two HMAC keys, whose outputs are stored: `patient` names a DICOM Patient ID
+ * (`images.dicom_patient_key`, the DIMSE receiver's patient rule, QIDO's PatientID match), `uidMap`
+ * maps UIDs in de-identified copies (so later copies of one study agree with earlier ones).
+ */
+export interface DicomKeys {
+  uidMap: Buffer;
+  patient: Buffer;
+}
+
+/** Each key's field_keys purpose, and the HKDF info it was first derived with. */
+const DICOM_KEYS = {
+  uidMap: { purpose: 'dicom-uid-map', info: 'medshare:dicom-uid-map:v1' },
+  patient: { purpose: 'dicom-patient-key', info: 'medshare:dicom-patient-key:v1' },
+} as const;
+
+/** The keys as derived from a master key: what a deployment's first start keeps (and what tests use). */
+export function derivedDicomKeys(masterKey: Buffer): DicomKeys {
+  const derive = (info: string) => Buffer.from(hkdfSync('sha256', masterKey, Buffer.alloc(0), info, 32));
+  return { uidMap: derive(DICOM_KEYS.uidMap.info), patient: derive(DICOM_KEYS.patient.info) };
+}
+
+/**
+ * The keys as kept in field_keys, wrapped by the master key, so that they survive its rotation
+ * (`keys:rewrap`): before they were kept, a rotation changed them, and a PACS re-sending a patient's
+ * instances found no patient (docs/security.md › Keys). A database without them gets the ones derived
+ * from the current master key, which earlier versions used, so rows stored before keep matching.
+ */
+export async function loadDicomKeys(db: Db, masterKey: Buffer): Promise<DicomKeys> {
+  const initial = derivedDicomKeys(masterKey);
+  const kept = (name: keyof DicomKeys) =>
+    loadKeptSecret({ db, masterKey, purpose: DICOM_KEYS[name].purpose, initial: () => initial[name] });
+  return { uidMap: await kept('uidMap'), patient: await kept('patient') };
+}
+
+/**
  * What the upload pipeline and the thumbnail job need from DICOM, with worker failures mapped
  * to client errors: refused objects 415/400 with their message, anything else 400 "could not be
  * processed" — never a 500 for what a file contains.
  */
-export function createDicomEngine({ pool, masterKey }: { pool: DicomPool; masterKey: Buffer }) {
-  const derive = (info: string) => Buffer.from(hkdfSync('sha256', masterKey, Buffer.alloc(0), info, 32));
-  const uidKey = derive('medshare:dicom-uid-map:v1');
+export function createDicomEngine({ pool, keys }: { pool: DicomPool; keys: DicomKeys }) {
+  const uidKey = keys.uidMap;
   // A KeyObject: createHmac with a Buffer key costs 20 µs more per call (crypto/envelope.ts keyObjectOf).
-  const patientKey = keyObjectOf(derive('medshare:dicom-patient-key:v1'));
+  const patientKey = keyObjectOf(keys.patient);
 
   async function call<T>(job: Job): Promise<T> {
     try {

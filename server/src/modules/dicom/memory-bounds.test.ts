@@ -8,7 +8,7 @@ import type { AppContext } from '../../app-context.ts';
 import type { Db } from '../../db/db.ts';
 import { fixture, uploadFile } from '../images/images.test-helpers.ts';
 import { DicomMessages, MAX_FRAME_PIXELS, parseDicom } from './dicom-core.ts';
-import { createDicomEngine } from './dicom-engine.ts';
+import { createDicomEngine, derivedDicomKeys } from './dicom-engine.ts';
 import { DicomBusy, createDicomPool } from './dicom-pool.ts';
 import { FramesMessages, MAX_FRAMES_ANSWER_BYTES } from './dicomweb-limits.ts';
 import { PARSED_BYTES_PER_SCAVENGE } from './worker-collection.ts';
@@ -100,7 +100,7 @@ describe('upload bounds', () => {
   it('every worker operation (inspect, render, frames, metadata) refuses the attack file alike', async () => {
     const engine = createDicomEngine({
       pool: createDicomPool({ log: pino({ level: 'silent' }) }),
-      masterKey: Buffer.alloc(32),
+      keys: derivedDicomKeys(Buffer.alloc(32)),
     });
     try {
       const attack = await deflatedDicom({ rows: 10_000, columns: 10_000 });
@@ -271,7 +271,7 @@ describe('every route that reads pixel data stays within the bounds', () => {
 describe('DICOM worker memory between jobs', () => {
   it('frees what a job allocated once it has answered: the 96 MiB data set it inflated is not kept', async () => {
     const pool = createDicomPool({ log: pino({ level: 'silent' }), size: 1 });
-    const engine = createDicomEngine({ pool, masterKey: Buffer.alloc(32) });
+    const engine = createDicomEngine({ pool, keys: derivedDicomKeys(Buffer.alloc(32)) });
     try {
       // Inflated in the worker: the data set and zlib's output, 96 MiB each.
       await engine.inspect(new Uint8Array(big));
@@ -288,7 +288,7 @@ describe('DICOM worker memory between jobs', () => {
 describe('DICOM worker memory across parse-only jobs', () => {
   it('keeps what many parse-only jobs leave behind under the scavenge budget (worker-collection.ts)', async () => {
     const pool = createDicomPool({ log: pino({ level: 'silent' }), size: 1 });
-    const engine = createDicomEngine({ pool, masterKey: Buffer.alloc(32) });
+    const engine = createDicomEngine({ pool, keys: derivedDicomKeys(Buffer.alloc(32)) });
     // 0.5 MiB a job, 120 jobs: 60 MiB of data sets parsed, about four budgets.
     const f = fixture('dicom/ct_implicit_le_16bit_signed.dcm').data;
     try {
@@ -312,7 +312,7 @@ describe('DICOM pool fairness', () => {
       growAfterMs: 0,
       onDispatch: (j) => order.push(j.owner),
     });
-    const engine = createDicomEngine({ pool, masterKey: Buffer.alloc(32) });
+    const engine = createDicomEngine({ pool, keys: derivedDicomKeys(Buffer.alloc(32)) });
     let loads = 0;
     const slow = () => {
       loads++;

@@ -174,6 +174,16 @@ describe('crash safety of uploads', () => {
       expect(content.status).toBe(200);
       const uploaded = instance(Number(/^ct-(\d+)\.dcm$/.exec(rows[0]!.original_name)![1]));
       expect(Buffer.from(await content.arrayBuffer()).equals(uploaded)).toBe(true);
+      // The stored Patient ID keys still match (dicom-engine.ts › loadDicomKeys): QIDO finds the study by
+      // the fixture's Patient ID, as it did under the old key. Before the keys were kept, a rotation
+      // changed them and this found nothing.
+      const byPatient = await fetch(`${third.base}/api/dicomweb/studies?PatientID=1CT1`, {
+        headers: { authorization: `Bearer ${token3}`, accept: 'application/dicom+json' },
+      });
+      expect(byPatient.status).toBe(200);
+      expect(
+        ((await byPatient.json()) as Array<Record<string, { Value: string[] }>>).map((s) => s['0020000D']!.Value[0]),
+      ).toEqual(['1.3.6.1.4.1.5962.1.2.1.20040826185059.5457']);
       await third.stop('SIGTERM');
 
       // The old master key no longer opens anything: the server refuses to start under it
