@@ -14,6 +14,14 @@ export const ExternalShareStateSchema = z
   .describe('locked: five wrong codes (the sharer may re-issue)');
 export type ExternalShareState = z.infer<typeof ExternalShareStateSchema>;
 
+/** A link as its sharer's list shows it: its own state, or what its sharer's standing makes of it. */
+export const ExternalShareListStateSchema = z
+  .enum([...ExternalShareStateSchema.options, 'paused', 'ended'])
+  .describe(
+    'paused: its sharer’s account is deactivated (it opens again if reactivated); ended: it opens nothing, its sharer’s account being deleted or none of its images still theirs to share (deleted, or their record’s share revoked)',
+  );
+export type ExternalShareListState = z.infer<typeof ExternalShareListStateSchema>;
+
 export const ExternalShareCreateBodySchema = z
   .strictObject({
     imageId: uuid().optional().describe('The image to share (or studyUid)'),
@@ -54,7 +62,7 @@ export const ExternalShareSchema = z.object({
   studyUid: z.string().nullable(),
   caption: z.string().describe('What the sharer’s list names it by (never mailed)'),
   recipientEmail: z.string(),
-  state: ExternalShareStateSchema,
+  state: ExternalShareListStateSchema,
   viewOnly: z.boolean(),
   deidentified: z.boolean(),
   imageCount: z.number().int(),

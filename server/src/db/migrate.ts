@@ -14,6 +14,7 @@ import * as shareGroups from './migrations/0011-share-groups.ts';
 import * as studyShareCopies from './migrations/0012-study-share-copies.ts';
 import * as externalShares from './migrations/0013-external-shares.ts';
 import * as duplicateCheckIndex from './migrations/0014-duplicate-check-index.ts';
+import * as revokeLinksOfDeletedAccounts from './migrations/0015-revoke-links-of-deleted-accounts.ts';
 
 /** Listed here rather than read from disk so the same history runs under any loader. */
 const migrations: Record<string, Migration> = {
@@ -31,6 +32,7 @@ const migrations: Record<string, Migration> = {
   '0012-study-share-copies': studyShareCopies,
   '0013-external-shares': externalShares,
   '0014-duplicate-check-index': duplicateCheckIndex,
+  '0015-revoke-links-of-deleted-accounts': revokeLinksOfDeletedAccounts,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

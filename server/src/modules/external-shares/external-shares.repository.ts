@@ -1,4 +1,4 @@
-import { type Insertable, sql } from 'kysely';
+import { type Insertable, type RawBuilder, sql } from 'kysely';
 import type { Db } from '../../db/db.ts';
 import type { ExternalShareRow, ExternalSharesTable } from '../../db/schema.ts';
 import { type AuditCtes, appendAuditIn } from '../audit/audit.repository.ts';
@@ -25,6 +25,23 @@ export function createExternalSharesRepository(db: Db) {
         'u.active as sharer_active',
         'u.deleted_at as sharer_deleted_at',
       ]);
+
+  /**
+   * A share's images whose sharer (a value, or a column of the caller's query) could still share them
+   * now: see `standingImageIds`.
+   */
+  const standing = (sharer: string | RawBuilder<unknown>) =>
+    db
+      .selectFrom('external_share_images as e')
+      .innerJoin('images as i', 'i.id', 'e.image_id')
+      .innerJoin('images as src', (j) =>
+        j.on(sql<boolean>`src.id = CASE WHEN i.deidentified THEN i.source_image_id ELSE i.id END`),
+      )
+      .where('i.deleted_at', 'is', null)
+      .where('src.deleted_at', 'is', null)
+      .where(sql<boolean>`(src.uploader_id = ${sharer} OR (src.patient_id = ${sharer}
+        AND EXISTS (SELECT 1 FROM shares ps WHERE ps.image_id = src.id AND ps.created_for = ${sharer}
+          AND ${shareOpensContentSql('ps')})))`);
 
   return {
     /** The share and the images it opens, in viewing order. */
@@ -74,21 +91,21 @@ export function createExternalSharesRepository(db: Db) {
      * (`docs/architecture.md` › Sharing with someone without an account).
      */
     standingImageIds: async (share: { id: string; created_by: string }, only?: string): Promise<string[]> => {
-      let query = db
-        .selectFrom('external_share_images as e')
-        .innerJoin('images as i', 'i.id', 'e.image_id')
-        .innerJoin('images as src', (j) =>
-          j.on(sql<boolean>`src.id = CASE WHEN i.deidentified THEN i.source_image_id ELSE i.id END`),
-        )
-        .select('e.image_id')
-        .where('e.share_id', '=', share.id)
-        .where('i.deleted_at', 'is', null)
-        .where('src.deleted_at', 'is', null)
-        .where(sql<boolean>`(src.uploader_id = ${share.created_by} OR (src.patient_id = ${share.created_by}
-          AND EXISTS (SELECT 1 FROM shares ps WHERE ps.image_id = src.id AND ps.created_for = ${share.created_by}
-            AND ${shareOpensContentSql('ps')})))`);
+      let query = standing(share.created_by).select('e.image_id').where('e.share_id', '=', share.id);
       if (only !== undefined) query = query.where('e.image_id', '=', only);
       return (await query.orderBy('e.position').execute()).map((r) => r.image_id);
+    },
+
+    /** How many images each share still opens (`standingImageIds`), for its sharer's list; absent: none. */
+    standingCounts: async (ids: string[]): Promise<Map<string, number>> => {
+      if (!ids.length) return new Map();
+      const rows = await standing(sql.ref('s.created_by'))
+        .innerJoin('external_shares as s', 's.id', 'e.share_id')
+        .select(['e.share_id', (eb) => eb.fn.countAll<number>().as('n')])
+        .where('e.share_id', 'in', ids)
+        .groupBy('e.share_id')
+        .execute();
+      return new Map(rows.map((r) => [r.share_id, Number(r.n)]));
     },
 
     /** Ends every open link of a user (their account is being deleted); in the caller's transaction. */

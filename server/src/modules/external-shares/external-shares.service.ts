@@ -6,6 +6,7 @@ import {
   type ExternalShareList,
   type ExternalShareListQuery,
   ExternalShareMessages,
+  type ExternalShareListState,
   type ExternalShareState,
   type ExternalView,
 } from '@medshare/contracts';
@@ -81,7 +82,19 @@ export function createExternalSharesService(deps: Deps) {
   const repo = createExternalSharesRepository(db);
   const transaction = createTransactor(db, (trx) => ({ shares: createExternalSharesRepository(trx) }));
 
-  function present(s: ExternalShareWithSharer, imageCount: number): ExternalShare {
+  /**
+   * The state the sharer's list shows: the link's own, unless its sharer's standing ends or pauses
+   * what it opens (`opening`: how many of its images it still opens, `standingImageIds`).
+   */
+  function listStateOf(s: ExternalShareWithSharer, opening: number): ExternalShareListState {
+    const state = stateOf(s);
+    if (state === 'revoked' || state === 'expired') return state;
+    if (s.sharer_deleted_at !== null || opening === 0) return 'ended';
+    if (!s.sharer_active) return 'paused';
+    return state;
+  }
+
+  function present(s: ExternalShareWithSharer, imageCount: number, opening: number): ExternalShare {
     return {
       id: s.id,
       sharedBy: { id: s.created_by, firstname: s.sharer_firstname, lastname: s.sharer_lastname },
@@ -90,7 +103,7 @@ export function createExternalSharesService(deps: Deps) {
       studyUid: s.study_uid,
       caption: s.caption,
       recipientEmail: s.recipient_email,
-      state: stateOf(s),
+      state: listStateOf(s, opening),
       viewOnly: s.view_only,
       deidentified: s.deidentified,
       imageCount,
@@ -101,6 +114,13 @@ export function createExternalSharesService(deps: Deps) {
       lockedAt: s.locked_at?.toISOString() ?? null,
       createdAt: s.created_at.toISOString(),
     };
+  }
+
+  /** Shares as their list shows them: with how many images each holds and still opens. */
+  async function presentAll(rows: ExternalShareWithSharer[]): Promise<ExternalShare[]> {
+    const ids = rows.map((r) => r.id);
+    const [counts, opening] = await Promise.all([repo.imageCounts(ids), repo.standingCounts(ids)]);
+    return rows.map((r) => present(r, counts.get(r.id) ?? 0, opening.get(r.id) ?? 0));
   }
 
   /** The audit reason of a link holder's act: which share, whose link (the recipient's e-mail). */
@@ -292,7 +312,7 @@ export function createExternalSharesService(deps: Deps) {
         });
         throw err;
       }
-      return { share: present(share, shared.length), code };
+      return { share: present(share, shared.length, shared.length), code };
     },
 
     /** The caller's links, or with `all` every user's (image:view_all only; 403 otherwise). */
@@ -302,8 +322,7 @@ export function createExternalSharesService(deps: Deps) {
         scope === 'all' ? repo.listAll(MAX_LISTED) : repo.listByCreator(actor.userId, MAX_LISTED),
         settings.effective(),
       ]);
-      const counts = await repo.imageCounts(rows.map((r) => r.id));
-      return { items: rows.map((r) => present(r, counts.get(r.id) ?? 0)), maxHours: externalShareMaxHours };
+      return { items: await presentAll(rows), maxHours: externalShareMaxHours };
     },
 
     async revoke(actor: Actor, id: string): Promise<ExternalShare> {
@@ -325,7 +344,7 @@ export function createExternalSharesService(deps: Deps) {
         );
       });
       const after = (await repo.getById(share.id))!;
-      return present(after, (await repo.imageCounts([after.id])).get(after.id) ?? 0);
+      return (await presentAll([after]))[0]!;
     },
 
     /** A new link and code for an active or locked share: the old link and its sessions end at once. */
@@ -361,7 +380,7 @@ export function createExternalSharesService(deps: Deps) {
         expiresAt: share.expires_at,
       });
       const after = (await repo.getById(share.id))!;
-      return { share: present(after, (await repo.imageCounts([after.id])).get(after.id) ?? 0), code };
+      return { share: (await presentAll([after]))[0]!, code };
     },
 
     /** What a link says before its code: whether it still opens and until when; nothing about the content. */

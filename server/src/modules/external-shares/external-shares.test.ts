@@ -388,6 +388,13 @@ describe('a link opens no more than its sharer could share now', () => {
       .where('id', '=', plain.share.id)
       .executeTakeFirstOrThrow();
     expect(attempts.attempts).toBe(0);
+    // The patient's list says so too, rather than "active".
+    const listed = (await json('/api/external-shares', 'GET', undefined, patient.token)).json().data.items as Array<{
+      id: string;
+      state: string;
+    }>;
+    for (const share of [plain.share, deidentified.share])
+      expect(listed.find((l) => l.id === share.id)?.state, share.id).toBe('ended');
   });
 
   it("a provider's links pause while their account is deactivated and end for good when it is deleted", async () => {
@@ -404,13 +411,24 @@ describe('a link opens no more than its sharer could share now', () => {
       t.request({ method: 'PUT', url: `/api/users/toggleUserStatus/${doctor.user.id}`, token: admin.token });
     expect((await content()).statusCode).toBe(200);
 
+    const listedState = async () =>
+      (
+        (await json('/api/external-shares?scope=all', 'GET', undefined, admin.token)).json().data.items as Array<{
+          id: string;
+          state: string;
+        }>
+      ).find((l) => l.id === link.share.id)?.state;
+    expect(await listedState()).toBe('active');
+
     expect((await toggle()).json().data.active).toBe(false);
+    expect(await listedState()).toBe('paused');
     expect((await content()).statusCode).toBe(410);
     expect((await linkStatus(link.token)).json().data.state).toBe('revoked');
     expect((await asHolder('/api/external/view', cookie)).statusCode).toBe(410);
     expect((await redeem(link.token, link.code)).statusCode).toBe(410);
     expect((await toggle()).json().data.active).toBe(true);
     expect((await content()).statusCode).toBe(200);
+    expect(await listedState()).toBe('active');
 
     const deleted = await json(`/api/users/${doctor.user.id}`, 'DELETE', undefined, admin.token);
     expect(deleted.statusCode, deleted.body).toBe(200);
@@ -422,6 +440,41 @@ describe('a link opens no more than its sharer could share now', () => {
       .where('id', '=', link.share.id)
       .executeTakeFirstOrThrow();
     expect(row.revoked_at).not.toBeNull();
+  });
+});
+
+describe('migration 0015', () => {
+  it('revokes, as of the deletion, the links of accounts deleted before a deletion revoked them; no other link', async () => {
+    const { up } = await import('../../db/migrations/0015-revoke-links-of-deleted-accounts.ts');
+    const upload = async (who: SignedIn) => {
+      const res = await uploadFile(t, who.token, fixture('other/photo_hopper_portrait.jpg'), { caption: 'Old link' });
+      expect(res.statusCode, res.body).toBe(201);
+      return res.json().data.id as string;
+    };
+    const gone = await newUser(t, 'healthProvider');
+    const staying = await newUser(t, 'healthProvider');
+    const goneLink = await shareByLink(await upload(gone), {}, gone.token);
+    const earlier = await shareByLink(await upload(gone), {}, gone.token);
+    const earlierRevokedAt = new Date('2026-01-02T03:04:05Z');
+    await db()
+      .updateTable('external_shares')
+      .set({ revoked_at: earlierRevokedAt })
+      .where('id', '=', earlier.share.id)
+      .execute();
+    const stayingLink = await shareByLink(await upload(staying), {}, staying.token);
+    await t.app.ctx.services.images.idle();
+    // An account deleted the way it was before the deletion hook: its row marked, its links left live.
+    const deletedAt = new Date('2026-03-04T05:06:07Z');
+    await db().updateTable('users').set({ deleted_at: deletedAt }).where('id', '=', gone.user.id).execute();
+
+    await up(db() as unknown as Parameters<typeof up>[0]);
+    const revokedAt = async (id: string) =>
+      (await db().selectFrom('external_shares').select('revoked_at').where('id', '=', id).executeTakeFirstOrThrow())
+        .revoked_at;
+    expect(await revokedAt(goneLink.share.id)).toEqual(deletedAt);
+    expect(await revokedAt(earlier.share.id)).toEqual(earlierRevokedAt);
+    expect(await revokedAt(stayingLink.share.id)).toBeNull();
+    expect((await linkStatus(goneLink.token)).json().data.state).toBe('revoked');
   });
 });
 

@@ -9,7 +9,7 @@ import DialogContent from '@mui/material/DialogContent';
 import DialogContentText from '@mui/material/DialogContentText';
 import DialogTitle from '@mui/material/DialogTitle';
 import Typography from '@mui/material/Typography';
-import type { ExternalShare, ExternalShareIssued, ExternalShareState } from '@medshare/contracts/external-shares';
+import type { ExternalShare, ExternalShareIssued, ExternalShareListState } from '@medshare/contracts/external-shares';
 import { useState } from 'react';
 import { toast, toastApiError } from '../../../lib/notify';
 import {
@@ -21,15 +21,34 @@ import { formatDateTime } from '../utils/format-date';
 import { IMAGES_TOAST } from '../utils/toast-options';
 import { IssuedCode } from './issued-code';
 
-const stateChip: Record<ExternalShareState, { label: string; color: 'success' | 'error' | 'default' }> = {
-  active: { label: 'Active', color: 'success' },
-  locked: { label: 'Locked', color: 'error' },
-  expired: { label: 'Expired', color: 'default' },
-  revoked: { label: 'Revoked', color: 'default' },
-};
+const stateChip: Record<ExternalShareListState, { label: string; color: 'success' | 'error' | 'warning' | 'default' }> =
+  {
+    active: { label: 'Active', color: 'success' },
+    locked: { label: 'Locked', color: 'error' },
+    paused: { label: 'Paused', color: 'warning' },
+    expired: { label: 'Expired', color: 'default' },
+    revoked: { label: 'Revoked', color: 'default' },
+    ended: { label: 'Opens nothing', color: 'default' },
+  };
 
-/** A link can still be revoked or re-issued while it has not ended. */
-const live = (share: ExternalShare) => share.state === 'active' || share.state === 'locked';
+/** A link can still be revoked while it has not ended, and re-issued by its sharer while it is theirs to use. */
+const live = (share: ExternalShare) => share.state === 'active' || share.state === 'locked' || share.state === 'paused';
+
+/** The line under the caption: when the link ends (or ended), or why it opens nothing. */
+function whenLine(share: ExternalShare, ends: string): string {
+  switch (share.state) {
+    case 'revoked':
+      return `Revoked ${ends}`;
+    case 'expired':
+      return `Ended ${ends}`;
+    case 'ended':
+      return 'Its images were deleted or are no longer the sharer’s to share';
+    case 'paused':
+      return `Paused: the sharer’s account is deactivated · Ends ${ends}`;
+    default:
+      return `Ends ${ends}`;
+  }
+}
 
 function what(share: ExternalShare): string {
   const n = `${share.imageCount} ${share.imageCount === 1 ? 'image' : 'images'}`;
@@ -131,12 +150,12 @@ export function ExternalLinksSection({ locale, timeZone, everyone = false, viewe
                   </Typography>
                 )}
                 <Typography variant="body2" color="text.secondary">
-                  {`${share.state === 'revoked' ? 'Revoked' : share.state === 'expired' ? 'Ended' : 'Ends'} ${ends} · ${share.views} ${share.views === 1 ? 'view' : 'views'}`}
+                  {`${whenLine(share, ends)} · ${share.views} ${share.views === 1 ? 'view' : 'views'}`}
                 </Typography>
               </Box>
               {live(share) && (
                 <Box sx={{ display: 'flex', gap: 1, flexWrap: 'wrap' }}>
-                  {(!everyone || mine(share)) && (
+                  {(!everyone || mine(share)) && share.state !== 'paused' && (
                     <Button
                       size="small"
                       variant="outlined"

@@ -184,4 +184,34 @@ describe('ExternalLinksSection', () => {
     expect(within(own).getByRole('button', { name: 'Re-issue link to own@example.test' })).toBeInTheDocument();
     expect(requestsTo(seen, 'GET', '/external-shares').map((r) => new URL(r.url).search)).toEqual(['?scope=all']);
   });
+
+  it('says why a link opens nothing or is paused, and offers only what still applies', async () => {
+    const ended = { ...share, id: '88888888-8888-4888-8888-888888888888', recipientEmail: 'ended@example.test' };
+    const paused = { ...share, id: '99999999-9999-4999-8999-999999999999', recipientEmail: 'paused@example.test' };
+    server.use(
+      api.get('/external-shares', () =>
+        ok({
+          items: [
+            { ...ended, state: 'ended' },
+            { ...paused, state: 'paused' },
+          ],
+          maxHours: 72,
+        }),
+      ),
+    );
+    renderWithProviders(<ExternalLinksSection locale="en-GB" timeZone="UTC" everyone viewerId={share.sharedBy.id} />);
+
+    const list = await screen.findByRole('list', { name: 'Links shared by everyone' });
+    const endedItem = within(list).getByRole('listitem', { name: 'Link to ended@example.test: Knee X-ray' });
+    expect(within(endedItem).getByText('Opens nothing')).toBeInTheDocument();
+    expect(
+      within(endedItem).getByText('Its images were deleted or are no longer the sharer’s to share · 2 views'),
+    ).toBeInTheDocument();
+    expect(within(endedItem).queryByRole('button')).not.toBeInTheDocument();
+    const pausedItem = within(list).getByRole('listitem', { name: 'Link to paused@example.test: Knee X-ray' });
+    expect(within(pausedItem).getByText('Paused')).toBeInTheDocument();
+    expect(within(pausedItem).getByText(/^Paused: the sharer’s account is deactivated · Ends /)).toBeInTheDocument();
+    expect(within(pausedItem).getByRole('button', { name: 'Revoke link to paused@example.test' })).toBeInTheDocument();
+    expect(within(pausedItem).queryByRole('button', { name: /Re-issue/ })).not.toBeInTheDocument();
+  });
 });
