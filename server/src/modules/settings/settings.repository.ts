@@ -21,6 +21,20 @@ export function createSettingsRepository(db: Db) {
         .returningAll()
         .executeTakeFirst(),
     delete: (id: string) => db.deleteFrom('app_settings').where('id', '=', id).returningAll().executeTakeFirst(),
+    /**
+     * The named settings' values, their rows locked until the caller's transaction ends (always in
+     * name order, so that two transactions locking the same rows cannot deadlock).
+     */
+    lockValues: async (names: readonly string[]): Promise<Map<string, string>> => {
+      const rows = await db
+        .selectFrom('app_settings')
+        .select(['name', 'value'])
+        .where('name', 'in', names)
+        .orderBy('name')
+        .forUpdate()
+        .execute();
+      return new Map(rows.map((r) => [r.name, r.value]));
+    },
   };
 }
 export type SettingsRepository = ReturnType<typeof createSettingsRepository>;

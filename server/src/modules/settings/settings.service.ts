@@ -1,7 +1,6 @@
 import {
   type AppSetting,
   type CreateSettingBody,
-  type FieldError,
   KnownSettings,
   KnownSettingValueSchemas,
   type KnownSettingName,
@@ -89,26 +88,31 @@ export function createSettingsService({ db, audit }: { db: Db; audit: AuditServi
     if (!actor.permissions.has('settings:manage')) throw forbidden();
   }
 
-  /** A known setting's value must pass its rule (and the share expiry must fit its maximum); it is stored trimmed. */
-  async function checkedValue(known: KnownSettingName | null, value: string): Promise<string> {
+  /** A known setting's value must pass its rule; it is stored trimmed. */
+  function checkedValue(known: KnownSettingName | null, value: string): string {
     if (!known) return value;
     const parsed = KnownSettingValueSchemas[known].safeParse(value);
     if (!parsed.success)
       throw validationFailed([{ field: 'value', message: parsed.error.issues[0]?.message ?? 'Invalid value' }]);
-    const v = parsed.data.trim();
-    const current = await effective();
-    const errors: FieldError[] = [];
-    if (known === 'share_expiry_hours' && Number(v) > current.shareExpiryMaxHours) {
-      errors.push({
-        field: 'value',
-        message: `Must not exceed share_expiry_max_hours (${current.shareExpiryMaxHours})`,
-      });
-    }
-    if (known === 'share_expiry_max_hours' && Number(v) < current.shareExpiryHours) {
-      errors.push({ field: 'value', message: `Must not be below share_expiry_hours (${current.shareExpiryHours})` });
-    }
-    if (errors.length) throw validationFailed(errors);
-    return v;
+    return parsed.data.trim();
+  }
+
+  /**
+   * The default share expiry must fit its maximum. Checked in the writing transaction against both
+   * rows as committed, locked until it ends: neither another instance's change still hidden by this
+   * one's 5 s cache, nor a concurrent change of the other setting, can slip a pair past it.
+   */
+  async function checkExpiryPair(settings: SettingsRepository, known: KnownSettingName | null, value: string) {
+    if (known !== 'share_expiry_hours' && known !== 'share_expiry_max_hours') return;
+    const pair = await settings.lockValues(['share_expiry_hours', 'share_expiry_max_hours']);
+    const hours = known === 'share_expiry_hours' ? Number(value) : Number(pair.get('share_expiry_hours'));
+    const max = known === 'share_expiry_max_hours' ? Number(value) : Number(pair.get('share_expiry_max_hours'));
+    if (!(hours > max)) return;
+    throw validationFailed([
+      known === 'share_expiry_hours'
+        ? { field: 'value', message: `Must not exceed share_expiry_max_hours (${max})` }
+        : { field: 'value', message: `Must not be below share_expiry_hours (${hours})` },
+    ]);
   }
 
   const nameTaken = () => conflict(SettingMessages.nameTaken, [{ field: 'name', message: SettingMessages.nameTaken }]);
@@ -151,9 +155,10 @@ export function createSettingsService({ db, audit }: { db: Db; audit: AuditServi
       requireManage(actor);
       const known = knownName(input.name);
       if (await repo.getByName(input.name)) throw nameTaken();
-      const value = await checkedValue(known, input.value);
+      const value = checkedValue(known, input.value);
       const row = await audited
         .run(async ({ settings, audit: auditInTx }) => {
+          await checkExpiryPair(settings, known, value);
           const created = await settings.create({
             name: known ?? input.name,
             value,
@@ -193,9 +198,10 @@ export function createSettingsService({ db, audit }: { db: Db; audit: AuditServi
         throw conflict(SettingMessages.knownRename, [{ field: 'name', message: SettingMessages.knownRename }]);
       const other = await repo.getByName(input.name);
       if (other && other.id !== id) throw nameTaken();
-      const value = await checkedValue(known, input.value);
+      const value = checkedValue(known, input.value);
       const row = await audited
         .run(async ({ settings, audit: auditInTx }) => {
+          await checkExpiryPair(settings, known, value);
           const updated = await settings.update(id, {
             name: known ?? input.name,
             value,

@@ -163,6 +163,39 @@ describe('PUT /api/appsetting/edit/:id', () => {
     expect(ok.statusCode).toBe(200);
   });
 
+  it('checks the expiry pair against the values as committed, not this instance’s cached ones', async () => {
+    const hours = await byName('share_expiry_hours');
+    const max = await byName('share_expiry_max_hours');
+    const db = t.app.ctx.database.db;
+    try {
+      // This instance has read the settings (cached 5 s); another instance then lowers the maximum.
+      await t.app.ctx.services.settings.effective();
+      await db.updateTable('app_settings').set({ value: '60' }).where('id', '=', max.id).execute();
+      const above = await req('PUT', `/api/appsetting/edit/${hours.id}`, admin.token, {
+        name: hours.name,
+        value: '100',
+      });
+      expect(above.statusCode, above.body).toBe(400);
+      expect(above.json().errors).toMatchObject([
+        { field: 'value', message: 'Must not exceed share_expiry_max_hours (60)' },
+      ]);
+      expect((await byName('share_expiry_hours')).value).toBe(hours.value);
+      // And the other way: the default raised elsewhere, the maximum may not go below it.
+      await db.updateTable('app_settings').set({ value: '168' }).where('id', '=', max.id).execute();
+      await t.app.ctx.services.settings.effective();
+      await db.updateTable('app_settings').set({ value: '120' }).where('id', '=', hours.id).execute();
+      const below = await req('PUT', `/api/appsetting/edit/${max.id}`, admin.token, { name: max.name, value: '100' });
+      expect(below.statusCode, below.body).toBe(400);
+      expect(below.json().errors).toMatchObject([
+        { field: 'value', message: 'Must not be below share_expiry_hours (120)' },
+      ]);
+    } finally {
+      await db.updateTable('app_settings').set({ value: hours.value }).where('id', '=', hours.id).execute();
+      await db.updateTable('app_settings').set({ value: max.value }).where('id', '=', max.id).execute();
+      t.app.ctx.services.settings.invalidate();
+    }
+  });
+
   it('validates locale and time zone settings', async () => {
     const tz = await byName('display_time_zone');
     expect(
