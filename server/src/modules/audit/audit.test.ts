@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pino from 'pino';
 import { testDbKind } from '../../../test/database.ts';
 import { type SignedIn, type TestApp, createTestApp, loginAdmin, newUser } from '../../../test/harness.ts';
+import { codeIn } from '../../../test/smtp.ts';
 import { fixtures, uploadFile } from '../images/images.test-helpers.ts';
 import { createAuditRepository } from './audit.repository.ts';
 import { batchedAppender, createAuditService } from './audit.service.ts';
@@ -470,7 +471,7 @@ describe('audit head row missing', () => {
 
   // They committed first and appended their row after it: a failed append left the deletion standing,
   // unaudited, and a retry answered 404 (found by a review).
-  it('refuses an image deletion, an account deletion, a deactivation, setting changes, a profile edit and a message it cannot audit: each stays undone', async () => {
+  it('refuses an image deletion, an account deletion, a deactivation, setting changes, a profile edit, a message, a share verification and a registration it cannot audit: each stays undone', async () => {
     const t = await createTestApp();
     try {
       const provider = await newUser(t, 'healthProvider');
@@ -489,6 +490,20 @@ describe('audit head row missing', () => {
           payload: { setting: { name: 'clinic_name', value: 'North', description: null } },
         })
       ).json().data.id as string;
+      // An image shared with the patient: its mailed code is entered while the chain cannot be written.
+      const forPatient = await uploadFile(
+        t,
+        provider.token,
+        { name: 'y.png', type: 'image/png', data: png.data },
+        { caption: 'Shared scan', patientId: patient.user.id },
+      );
+      expect(forPatient.statusCode, forPatient.body).toBe(201);
+      await t.app.ctx.services.images.idle(); // the share's mail goes out after the answer
+      const shareMail = await t.smtp.lastTo(patient.user.email);
+      const verifyBody = {
+        sharingRequestId: /Sharing id: ([0-9a-f-]{36})/.exec(shareMail.text)![1]!,
+        verificationCode: codeIn(shareMail),
+      };
       const db = t.app.ctx.database.db;
       const head = (
         await sql<{ last_id: string; last_hash: string }>`SELECT last_id, last_hash FROM audit_head`.execute(db)
@@ -527,8 +542,21 @@ describe('audit head row missing', () => {
             token: provider.token,
             payload: { recipientId: colleague.user.id, content: 'unaudited?' },
           }),
+          await t.request({ method: 'POST', url: '/api/sharing/verify', token: patient.token, payload: verifyBody }),
+          await t.request({
+            method: 'POST',
+            url: '/api/auth/register',
+            payload: {
+              role: 'patient',
+              email: 'unaudited.newcomer@example.org',
+              username: 'unaudited_newcomer',
+              password: 'Tr0ubadour-and-horse',
+              firstname: 'New',
+              lastname: 'Comer',
+            },
+          }),
         ];
-        expect(asked.map((r) => r.statusCode)).toEqual([500, 500, 500, 500, 500, 500, 500]);
+        expect(asked.map((r) => r.statusCode)).toEqual([500, 500, 500, 500, 500, 500, 500, 500, 500]);
       } finally {
         await sql`INSERT INTO audit_head (id, last_id, last_hash) VALUES (1, ${head.last_id}, ${head.last_hash})`.execute(
           db,
@@ -552,6 +580,18 @@ describe('audit head row missing', () => {
       expect(sent).toEqual([]);
       const stored = await db.selectFrom('app_settings').select('value').where('id', '=', setting).executeTakeFirst();
       expect(stored?.value).toBe('North');
+      const share = await db
+        .selectFrom('shares')
+        .select('verified_at')
+        .where('id', '=', verifyBody.sharingRequestId)
+        .executeTakeFirstOrThrow();
+      expect(share.verified_at).toBeNull();
+      const newcomer = await db
+        .selectFrom('users')
+        .select('id')
+        .where('email', '=', 'unaudited.newcomer@example.org')
+        .executeTakeFirst();
+      expect(newcomer).toBeUndefined();
       // Once the chain can be written again, each goes through, with its row.
       expect(
         (await t.request({ method: 'DELETE', url: `/api/upload/image/${imageId}`, token: provider.token })).statusCode,

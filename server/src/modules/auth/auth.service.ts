@@ -15,7 +15,6 @@ import type { Logger } from 'pino';
 import type { PasswordHasher } from '../../crypto/passwords.ts';
 import { generateCode, generateLinkToken, sha256Hex } from '../../crypto/passwords.ts';
 import type { Db } from '../../db/db.ts';
-import { createTransactor } from '../../db/transactor.ts';
 import type { CodePurpose } from '../../db/schema.ts';
 import {
   type AppError,
@@ -129,7 +128,9 @@ export function createAuthService(deps: Deps) {
   const { accounts } = deps;
   const users = accounts.on(db);
   const repo = createAuthRepository(db);
-  const transaction = createTransactor(db, (trx) => ({ auth: createAuthRepository(trx), users: accounts.on(trx) }));
+  // Audit rows appended through `audit` commit with the change; appended last, after any mail, so that
+  // the audit chain's head lock is not held across an SMTP round trip (docs/security.md › Audit trail).
+  const transaction = audit.transactor(db, (trx) => ({ auth: createAuthRepository(trx), users: accounts.on(trx) }));
   const throttle = createAuthThrottle(db, deps.throttleLimits);
   let permissionsByRole: Map<string, Set<string>> | null = null;
 
@@ -313,8 +314,8 @@ export function createAuthService(deps: Deps) {
     const code = generateCode();
     const token = generateLinkToken();
     const { at, minutes } = await codeExpiry();
-    // Code and mail in one transaction: a mail that cannot go out leaves no code behind.
-    await transaction.run(async ({ auth }) => {
+    // Code, mail and audit row in one transaction: a mail that cannot go out leaves no code behind.
+    await transaction.run(async ({ auth, audit: auditInTx }) => {
       await auth.issueCode({
         userId: user.id,
         purpose: 'reset',
@@ -324,8 +325,8 @@ export function createAuthService(deps: Deps) {
       });
       const link = `${deps.publicUrl}/reset-password?token=${encodeURIComponent(token)}`;
       await mailer.send({ to: user.email, ...passwordResetMail(user.firstname, code, link, minutes), devCode: code });
+      await auditInTx([aboutAccount(user.id, ctx, { action: 'auth.password.forgot' })]);
     });
-    await audit.record(aboutAccount(user.id, ctx, { action: 'auth.password.forgot' }));
   }
 
   return {
@@ -343,9 +344,9 @@ export function createAuthService(deps: Deps) {
       const passwordHash = await hasher.hash(body.password);
       const expiry = await codeExpiry();
       if (taken.email) return answerAsNew(body, profile, ctx);
-      // User, code and mail in one transaction: if the mail cannot go out, no account is left behind.
+      // User, code, mail and audit row in one transaction: if the mail cannot go out, no account is left behind.
       const created = await transaction
-        .run(async ({ users: txUsers, auth: txAuth }) => {
+        .run(async ({ users: txUsers, auth: txAuth, audit: auditInTx }) => {
           const { id } = await txUsers.create({
             email: body.email,
             username: body.username,
@@ -359,6 +360,7 @@ export function createAuthService(deps: Deps) {
           });
           const user = (await txUsers.getById(id))!;
           await sendVerificationCode(user, 'register', expiry, txAuth);
+          await auditInTx([aboutAccount(id, ctx, { action: 'auth.register', reason: `role=${body.role}` })]);
           return user;
         })
         .catch((err: unknown) => {
@@ -367,7 +369,6 @@ export function createAuthService(deps: Deps) {
           throw err;
         });
       await throttle.passwordSignIn(created.id, RESEND_WITHIN_S);
-      await audit.record(aboutAccount(created.id, ctx, { action: 'auth.register', reason: `role=${body.role}` }));
       return { user: accounts.present(created), pending: isProvider };
     },
 

@@ -13,7 +13,6 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { type PasswordHasher, generateCode } from '../../crypto/passwords.ts';
 import type { Db } from '../../db/db.ts';
-import { createTransactor } from '../../db/transactor.ts';
 import { badRequest, conflict, forbidden, isUniqueViolation, notFound, tooManyRequests } from '../../errors.ts';
 import type { Mailer } from '../../mail/mailer.ts';
 import { imageSharedMail, studySharedMail } from '../../mail/templates.ts';
@@ -127,7 +126,8 @@ export function createSharingService({
   onAccessEnded,
 }: Deps) {
   const repo = createSharingRepository(db);
-  const transaction = createTransactor(db, (trx) => ({
+  /** Its callbacks may also append audit rows that commit with the change (`audit.transactor`). */
+  const transaction = audit.transactor(db, (trx) => ({
     sharing: createSharingRepository(trx),
     copies: studyCopies?.on(trx) ?? null,
   }));
@@ -192,14 +192,19 @@ export function createSharingService({
         { field: 'verificationCode', code: 'invalid_code', message: SharingMessages.wrongCode },
       ]);
     }
-    const verifiedAt = await transaction.run(({ sharing }) => sharing.verifyGroup(group.id));
-    await audit.record({
-      userId: actor.userId,
-      action: 'share.verify',
-      table: 'share_groups',
-      recordId: group.id,
-      ip: actor.ip,
-      reason: `study share instances=${counts.instances}`,
+    const verifiedAt = await transaction.run(async ({ sharing, audit: auditInTx }) => {
+      const at = await sharing.verifyGroup(group.id);
+      await auditInTx([
+        {
+          userId: actor.userId,
+          action: 'share.verify',
+          table: 'share_groups',
+          recordId: group.id,
+          ip: actor.ip,
+          reason: `study share instances=${counts.instances}`,
+        },
+      ]);
+      return at;
     });
     return {
       sharingId: group.id,
@@ -388,14 +393,19 @@ export function createSharingService({
           { field: 'verificationCode', code: 'invalid_code', message: SharingMessages.wrongCode },
         ]);
       }
-      const { verified_at } = await repo.markVerified(share.id);
-      await audit.record({
-        userId: actor.userId,
-        action: 'share.verify',
-        table: 'shares',
-        recordId: share.id,
-        ip: actor.ip,
-        reason: `image=${share.image_id}`,
+      const { verified_at } = await transaction.run(async ({ sharing, audit: auditInTx }) => {
+        const verified = await sharing.markVerified(share.id);
+        await auditInTx([
+          {
+            userId: actor.userId,
+            action: 'share.verify',
+            table: 'shares',
+            recordId: share.id,
+            ip: actor.ip,
+            reason: `image=${share.image_id}`,
+          },
+        ]);
+        return verified;
       });
       return {
         sharingId: share.id,
