@@ -34,7 +34,7 @@ async function openRowMenu(row: Locator, fullName: string) {
   await row.getByRole('button', { name: `Actions for ${fullName}` }).click();
 }
 
-test('an admin approves a pending provider from the users table and the provider can then sign in', async ({
+test('an admin activates a pending provider from the users table (the word the admin dashboard uses) and the provider can then sign in', async ({
   page,
   browser,
 }) => {
@@ -47,8 +47,8 @@ test('an admin approves a pending provider from the users table and the provider
   const row = await findRow(page, provider.username, name);
   await expect(row.getByText('Pending')).toBeVisible();
   await openRowMenu(row, name);
-  await page.getByRole('menuitem', { name: 'Approve' }).click();
-  await expect(page.getByText(`${name} approved`)).toBeVisible();
+  await page.getByRole('menuitem', { name: 'Activate' }).click();
+  await expect(page.getByText(`${name} activated`)).toBeVisible();
   await expect(row.getByText('Active')).toBeVisible();
 
   const providerContext = await browser.newContext();
@@ -68,7 +68,15 @@ test('the admin dashboard lists pending providers and Activate takes one off the
   const before = Number((await waiting.textContent())!.split(' ')[0]);
   expect(before).toBeGreaterThan(0);
   await expect(page.getByRole('table', { name: 'Uploads per day' })).toBeAttached();
+  // The role counts include pending and deactivated accounts: the first figure says how they add up.
+  await expect(page.getByText(/^of \d+ accounts$/)).toBeVisible();
   await captureBothWidths(page, 'admin-dashboard');
+  // On a phone the 14 days are wider than the screen: the chart shows the newest (today's) end.
+  await page.setViewportSize({ width: 390, height: 844 });
+  const chart = page.getByRole('group', { name: 'Uploads per day chart' });
+  expect(await chart.evaluate((el) => el.scrollWidth > el.clientWidth)).toBe(true);
+  await expect.poll(() => chart.evaluate((el) => el.scrollWidth - el.clientWidth - el.scrollLeft)).toBeLessThan(2);
+  await page.setViewportSize({ width: 1280, height: 900 });
 
   await page
     .getByRole('button', { name: /^Activate / })

@@ -149,6 +149,19 @@ for (const viewport of viewports) {
       await pageDoesNotScrollSideways(page);
       await expectNoHorizontalOverflow(users.first());
       await expectWithinViewportWidth(page, firstActions);
+      // The pager's arrows and the phone's Sort by field stay inside the card (the arrow was cut at 390 px).
+      const card = (await users.first().boundingBox())!;
+      const next = (await page.getByRole('button', { name: 'Go to next page' }).boundingBox())!;
+      expect(next.x + next.width, 'next page inside the card').toBeLessThanOrEqual(card.x + card.width - 8);
+      // Sort by is the phone's (the wide table sorts by its headers): its right edge is the search field's.
+      const sortBy = page.getByRole('combobox', { name: 'Sort by' });
+      if (viewport.width < 800) {
+        const sort = (await sortBy.boundingBox())!;
+        const search = (await page.getByLabel('Search users').boundingBox())!;
+        expect(Math.abs(sort.x + sort.width - (search.x + search.width))).toBeLessThan(2);
+      } else {
+        await expect(sortBy).toHaveCount(0);
+      }
       await screenshot(page, 'walk2-admin-users');
       await firstActions.click();
       await expect(page.getByRole('menuitem', { name: 'View' })).toBeVisible();

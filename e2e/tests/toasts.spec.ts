@@ -86,6 +86,8 @@ for (const viewport of viewports) {
       await page.evaluate(() => window.dispatchEvent(new Event('blur')));
       await expect(errorsStaying(page)).toHaveCount(0, { timeout: 2_000 });
       await expect(errorToasts(page)).toHaveCount(0);
+      // 'A verification code has been sent…' belongs to the step before: it goes with the success.
+      await expect(page.locator('.Toastify__toast').filter({ hasText: 'code has been sent' })).toHaveCount(0);
       await expect(page).toHaveURL(/\/view-images/, { timeout: 10_000 });
 
       await capture(page, 'toasts-signed-in');

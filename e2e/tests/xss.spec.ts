@@ -211,6 +211,12 @@ test('stored XSS payloads are shown as text on every screen and never run', asyn
   const card = d.page.getByRole('article', { name: caption });
   await expect(card.getByRole('img', { name: `Preview of ${caption}` })).toBeVisible({ timeout: 15_000 });
   await expectInert(d.page, d.w, 'view images', [caption, patientName]);
+  // Long unbroken names wrap inside the card: its Delete stays inside it (an unbroken patient name once
+  // widened the card's column and pushed Delete past its clipped edge).
+  const cardBox = (await card.boundingBox())!;
+  const deleteBox = (await card.getByRole('button', { name: `Delete ${caption}` }).boundingBox())!;
+  expect(deleteBox.x + deleteBox.width).toBeLessThanOrEqual(cardBox.x + cardBox.width);
+  expect(await card.evaluate((el) => el.scrollWidth - el.clientWidth)).toBeLessThanOrEqual(0);
   await screenshot(d.page, 'xss-view-images');
   await card.getByRole('button', { name: 'View' }).click();
   const viewer = d.page.getByRole('dialog');

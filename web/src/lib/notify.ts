@@ -64,3 +64,20 @@ export function toastApiError(error: unknown, fallback: string, options?: ToastO
  * succession; one id keeps it to a single toast on screen.
  */
 export const UNDER_REVIEW_TOAST_ID = 'provider-under-review';
+
+/**
+ * The toasts of a sign-in's steps before the code ('A verification code has been sent…', a resend,
+ * 'Registration successful!'): one on screen at a time, and closed once the code is confirmed, so that
+ * 'code sent' does not stand beside 'Verification successful' (issue 17, toasts).
+ */
+const CODE_STEP_TOAST_ID = 'code-step';
+
+export function toastCodeStep(message: string): void {
+  dismissErrorToasts();
+  if (toastify.isActive(CODE_STEP_TOAST_ID)) toastify.update(CODE_STEP_TOAST_ID, { render: message });
+  else toast.success(message, { toastId: CODE_STEP_TOAST_ID });
+}
+
+export function dismissCodeStep(): void {
+  toastify.dismiss(CODE_STEP_TOAST_ID);
+}

@@ -3,6 +3,7 @@ import Box from '@mui/material/Box';
 import Button from '@mui/material/Button';
 import Card from '@mui/material/Card';
 import Chip from '@mui/material/Chip';
+import Link from '@mui/material/Link';
 import Skeleton from '@mui/material/Skeleton';
 import Stack from '@mui/material/Stack';
 import Typography from '@mui/material/Typography';
@@ -32,8 +33,11 @@ function Widget({ id, title, aside, children }: { id: string; title: string; asi
 }
 
 function Figures({ summary }: { summary: AdminSummary }) {
-  const figures = [
-    { label: 'Active users', value: summary.activeUsers },
+  const { patient, healthProvider, admin } = summary.usersByRole;
+  // The role counts include deactivated and pending accounts: the first figure says how they add up.
+  const accounts = patient + healthProvider + admin;
+  const figures: Array<{ label: string; value: number; detail?: string }> = [
+    { label: 'Active users', value: summary.activeUsers, detail: `of ${accounts.toLocaleString()} accounts` },
     { label: 'Patients', value: summary.usersByRole.patient },
     { label: 'Health providers', value: summary.usersByRole.healthProvider },
     { label: 'Admins', value: summary.usersByRole.admin },
@@ -51,6 +55,11 @@ function Figures({ summary }: { summary: AdminSummary }) {
           <Typography component="dd" sx={{ m: 0, fontSize: 26, fontWeight: 800 }}>
             {f.value.toLocaleString()}
           </Typography>
+          {f.detail && (
+            <Typography component="dd" sx={{ m: 0, color: 'text.secondary', fontSize: 13 }}>
+              {f.detail}
+            </Typography>
+          )}
         </Card>
       ))}
     </Box>
@@ -143,7 +152,10 @@ export function AdminDashboardPage() {
           </Box>
           <Typography sx={{ color: 'text.secondary', fontSize: 14 }}>
             Every account, including deactivated ones, is managed from the users table on the{' '}
-            <RouterLink to={paths.dashboard}>Dashboard</RouterLink>.
+            <Link component={RouterLink} to={paths.dashboard} underline="always">
+              Dashboard
+            </Link>
+            .
           </Typography>
         </>
       )}

@@ -1,5 +1,6 @@
 import Box from '@mui/material/Box';
 import { useTheme } from '@mui/material/styles';
+import { useLayoutEffect, useRef } from 'react';
 import { formatCalendarDate } from '../../../lib/calendar-date';
 import { visuallyHidden } from '../../../components/ui/visually-hidden';
 
@@ -23,6 +24,21 @@ function niceMax(max: number): number {
  */
 export function UploadsChart({ days, locale, captionId }: { days: Day[]; locale: string; captionId: string }) {
   const theme = useTheme();
+  const scroller = useRef<HTMLDivElement>(null);
+  // Where the chart is wider than the screen, it shows its newest days (today's is the one an
+  // administrator looks for), also after the screen turns; the oldest are a sideways scroll away.
+  useLayoutEffect(() => {
+    const el = scroller.current;
+    if (!el) return;
+    const toNewest = () => {
+      el.scrollLeft = el.scrollWidth;
+    };
+    toNewest();
+    if (typeof ResizeObserver === 'undefined') return;
+    const observer = new ResizeObserver(toNewest);
+    observer.observe(el);
+    return () => observer.disconnect();
+  }, [days.length]);
   const max = niceMax(Math.max(0, ...days.map((d) => d.count)));
   const slot = 40;
   const width = Math.max(days.length, 1) * slot;
@@ -36,6 +52,7 @@ export function UploadsChart({ days, locale, captionId }: { days: Day[]; locale:
     <>
       {/* Narrow screens scroll the chart sideways; the scroller takes focus so keyboards can too. */}
       <Box
+        ref={scroller}
         tabIndex={0}
         role="group"
         aria-label="Uploads per day chart"

@@ -13,7 +13,7 @@ import { PasswordField } from '../../../components/form/password-field';
 import { AuthLayout } from '../../../components/layout/auth-layout';
 import { REDIRECT_AFTER_LOGIN_MS, SESSION_ENDED_KEY } from '../../../config/constants';
 import { paths } from '../../../config/paths';
-import { messageOf, toast, UNDER_REVIEW_TOAST_ID } from '../../../lib/notify';
+import { messageOf, toast, toastCodeStep, UNDER_REVIEW_TOAST_ID } from '../../../lib/notify';
 import { usePrerenderedForm } from '../../../lib/prerendered';
 import { useLoginMutation } from '../api/login';
 import { useDelayedNavigate } from '../hooks/use-delayed-navigate';
@@ -55,7 +55,7 @@ export function LoginForm() {
     try {
       const result = await login({ email: email.trim(), password }).unwrap();
       rememberEmail(result.data.email || email.trim());
-      toast.success(result.message ?? AuthMessages.codeSent);
+      toastCodeStep(result.message ?? AuthMessages.codeSent);
       setRedirecting(true);
       navigateLater(paths.verifyAccount, REDIRECT_AFTER_LOGIN_MS);
     } catch (error) {

@@ -19,7 +19,7 @@ import { REDIRECT_AFTER_REGISTER_MS } from '../../../config/constants';
 import { paths } from '../../../config/paths';
 import { ApiError } from '../../../lib/api-client';
 import { fieldErrorInline } from '../../../lib/error-text';
-import { dismissErrorToasts, toast, toastApiError, UNDER_REVIEW_TOAST_ID } from '../../../lib/notify';
+import { dismissErrorToasts, toast, toastApiError, toastCodeStep, UNDER_REVIEW_TOAST_ID } from '../../../lib/notify';
 import { useRegisterMutation } from '../api/register';
 import { useDelayedNavigate } from '../hooks/use-delayed-navigate';
 import { rememberEmail } from '../utils/remembered-email';
@@ -78,7 +78,7 @@ export function RegisterWizard() {
       rememberEmail(result.data.user.email);
       // For a provider the server's message may be the review notice itself, shown just below.
       const message = result.message && result.message !== AuthMessages.providerUnderReview ? result.message : null;
-      toast.success(message ?? 'Registration successful!');
+      toastCodeStep(message ?? 'Registration successful!');
       if (pending) {
         toast.warning(AuthMessages.providerUnderReview, { autoClose: 6000, toastId: UNDER_REVIEW_TOAST_ID });
       }

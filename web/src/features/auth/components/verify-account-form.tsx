@@ -17,7 +17,7 @@ import { takeReturnPath } from '../../../lib/return-path';
 import { REDIRECT_AFTER_VERIFY_MS, RESEND_COOLDOWN_S } from '../../../config/constants';
 import { paths } from '../../../config/paths';
 import { ApiError } from '../../../lib/api-client';
-import { toast, toastApiError, UNDER_REVIEW_TOAST_ID } from '../../../lib/notify';
+import { dismissCodeStep, toast, toastApiError, toastCodeStep, UNDER_REVIEW_TOAST_ID } from '../../../lib/notify';
 import { setUser } from '../../../lib/session';
 import { persistor, useAppDispatch } from '../../../lib/store';
 import { isSession, useConfirmCodeMutation } from '../api/confirm';
@@ -59,6 +59,7 @@ export function VerifyAccountForm() {
         await persistor.flush();
         forgetEmail();
         setDone(true);
+        dismissCodeStep();
         toast.success(result.message ?? 'Account verified successfully!');
         // Back to the page a link opened before signing in (a share mail's Verify link), else the start page.
         const back = takeReturnPath();
@@ -91,7 +92,7 @@ export function VerifyAccountForm() {
     }
     try {
       const result = await resend({ email: email.trim() }).unwrap();
-      toast.success(result.message ?? AuthMessages.codeSent);
+      toastCodeStep(result.message ?? AuthMessages.codeSent);
       setDigits(emptyOtp(CODE_LENGTH));
       cooldown.start(RESEND_COOLDOWN_S);
     } catch (error) {

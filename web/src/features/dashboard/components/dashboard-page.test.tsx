@@ -158,7 +158,7 @@ describe('Dashboard', () => {
     await user.keyboard('{Escape}');
     expect(screen.getByText('Pending')).toBeInTheDocument();
     await user.click(screen.getByRole('button', { name: 'Actions for User Number2' }));
-    expect(screen.getAllByRole('menuitem').map((i) => i.textContent)).toEqual(['View', 'Approve', 'Delete']);
+    expect(screen.getAllByRole('menuitem').map((i) => i.textContent)).toEqual(['View', 'Activate', 'Delete']);
   });
 
   it('on a phone lists each user with their actions beside the name, and sorts from a select', async () => {

@@ -1,6 +1,6 @@
 import type { RoleName, UserListItem } from '@medshare/contracts';
 
-export type RowAction = 'view' | 'approve' | 'activate' | 'deactivate' | 'delete';
+export type RowAction = 'view' | 'activate' | 'deactivate' | 'delete';
 
 /** Admin rows carry account state; provider rows do not. */
 export function isAdminRow(row: UserListItem): row is Extract<UserListItem, { active: boolean }> {
@@ -9,7 +9,8 @@ export function isAdminRow(row: UserListItem): row is Extract<UserListItem, { ac
 
 /**
  * `docs/product.md` › Dashboard: everyone who sees the table may View; roles other than patient and
- * healthProvider also Delete and Activate/Deactivate (Approve for a pending provider). An admin's
+ * healthProvider also Delete and Activate/Deactivate (Activate for a pending provider too: one word for
+ * letting a provider in, as on the admin dashboard). An admin's
  * own row offers only View: the server refuses to delete or deactivate oneself.
  */
 export function rowActions(
@@ -20,14 +21,13 @@ export function rowActions(
   const actions: RowAction[] = ['view'];
   if (viewerRole === 'patient' || viewerRole === 'healthProvider' || !viewerRole) return actions;
   if (row.id === viewerId || !isAdminRow(row)) return actions;
-  actions.push(row.pending ? 'approve' : row.active ? 'deactivate' : 'activate');
+  actions.push(row.active ? 'deactivate' : 'activate');
   actions.push('delete');
   return actions;
 }
 
 export const actionLabels: Record<RowAction, string> = {
   view: 'View',
-  approve: 'Approve',
   activate: 'Activate',
   deactivate: 'Deactivate',
   delete: 'Delete',

@@ -99,7 +99,8 @@ export function UsersTable({ viewer }: Props) {
     try {
       const result = await toggleUserStatus(row.id).unwrap();
       const fallback = action === 'deactivate' ? 'User deactivated' : 'User activated';
-      toast.success(action === 'approve' ? `${fullName(row)} approved` : (result.message ?? fallback));
+      const pending = isAdminRow(row) && row.pending;
+      toast.success(pending ? `${fullName(row)} activated` : (result.message ?? fallback));
     } catch (error) {
       toastApiError(error, 'An error occurred. Please try again.');
     }
@@ -216,7 +217,7 @@ export function UsersTable({ viewer }: Props) {
       <Box sx={{ height: 4 }}>{table.status === 'loading' && <DelayedLinearProgress aria-label="Loading users" />}</Box>
       {phone ? (
         <>
-          <Box sx={{ display: 'flex', alignItems: 'center', gap: 1, px: 1, pb: 1.5 }}>
+          <Box sx={{ display: 'flex', alignItems: 'center', gap: 1, pl: 1, pr: 2, pb: 1.5 }}>
             <Checkbox
               indeterminate={someOnPageChecked}
               checked={allOnPageChecked}
@@ -388,6 +389,12 @@ export function UsersTable({ viewer }: Props) {
           }}
           labelRowsPerPage="Rows per page:"
           labelDisplayedRows={({ from, to, count }) => `${from}–${to} of ${count}${table.capped ? '+' : ''}`}
+          // MUI's gaps fit a desktop; at 390 px they pushed the next-page arrow past the card's edge.
+          sx={{
+            '& .MuiTablePagination-toolbar': { pl: { xs: 1, sm: 2 }, pr: { xs: 1, sm: 2 } },
+            '& .MuiTablePagination-input': { mr: { xs: 1.5, sm: 4 } },
+            '& .MuiTablePagination-actions': { ml: { xs: 0.5, sm: 2.5 } },
+          }}
         />
       )}
       <ConfirmDeleteDialog

@@ -144,7 +144,11 @@ export const ImageCard = memo(function ImageCard(props: ImageCardProps) {
       ) : (
         <Placeholder icon={stateTexts[display.kind].icon} text={stateTexts[display.kind].text} tone="warning.dark" />
       )}
-      <CardContent sx={{ flexGrow: 1, display: 'grid', gap: 0.5 }}>
+      {/* One column no wider than the card, and long names broken anywhere: an unbroken patient name
+          once widened the column past the card's edge and pushed Delete out of sight. */}
+      <CardContent
+        sx={{ flexGrow: 1, display: 'grid', gridTemplateColumns: 'minmax(0, 1fr)', gap: 0.5, overflowWrap: 'anywhere' }}
+      >
         {/* Download and Delete sit beside the caption: on the button row they wrapped onto a line of their own. */}
         <Box sx={{ display: 'flex', alignItems: 'flex-start', gap: 1 }}>
           <Typography

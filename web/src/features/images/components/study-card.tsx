@@ -105,7 +105,9 @@ export function StudyCard({ study, viewer, locale, timeZone, studyPath, onShare,
       ) : (
         <Placeholder icon={stateTexts[display].icon} text={stateTexts[display].text} tone="warning.dark" />
       )}
-      <CardContent sx={{ flexGrow: 1, display: 'grid', gap: 0.5 }}>
+      <CardContent
+        sx={{ flexGrow: 1, display: 'grid', gridTemplateColumns: 'minmax(0, 1fr)', gap: 0.5, overflowWrap: 'anywhere' }}
+      >
         <Typography
           id={titleId}
           component="h3"
