@@ -205,7 +205,7 @@ test.describe('administration', () => {
 test.describe('administration at 390 px', () => {
   test.use({ viewport: { width: 390, height: 844 } });
 
-  test('roles, settings and audit logs fit a phone: tables scroll inside their box, settings become cards', async ({
+  test('roles, settings and audit logs fit a phone: the roles table scrolls inside its box, settings and audit entries become lists', async ({
     page,
   }) => {
     await loginAdmin(page);
@@ -213,7 +213,6 @@ test.describe('administration at 390 px', () => {
     for (const [path, name, region, row] of [
       ['/roles-permissions', 'admin-roles', 'Permissions by role', 'tbody tr'],
       ['/appsettings', 'admin-settings', 'Application settings', 'role=listitem'],
-      ['/audit-logs', 'audit-logs-admin', 'Audit log entries', 'tbody tr'],
     ] as const) {
       await page.goto(path);
       await expect(page.getByRole('region', { name: region }).locator(row).first()).toBeVisible();
@@ -221,5 +220,18 @@ test.describe('administration at 390 px', () => {
       await screenshot(page, name);
       await expectAccessible(page);
     }
+
+    // Audit entries: each a list item whose every field is on screen (the table hid Action and all after it).
+    await page.goto('/audit-logs');
+    const entry = page.getByRole('list', { name: 'Audit log entries' }).getByRole('listitem').first();
+    await expect(entry).toBeVisible();
+    await expect(entry.getByText(/^(Success|Failure)$/)).toBeVisible();
+    await expect(entry.getByText(/^IP address: /)).toBeVisible();
+    const box = (await entry.boundingBox())!;
+    expect(box.x + box.width).toBeLessThanOrEqual(390);
+    expect(await entry.evaluate((el) => el.scrollWidth - el.clientWidth)).toBeLessThanOrEqual(0);
+    expect(await pageWidth()).toBeLessThanOrEqual(390);
+    await screenshot(page, 'audit-logs-admin');
+    await expectAccessible(page);
   });
 });

@@ -13,6 +13,7 @@ import TablePagination from '@mui/material/TablePagination';
 import TableRow from '@mui/material/TableRow';
 import TextField from '@mui/material/TextField';
 import Typography from '@mui/material/Typography';
+import useMediaQuery from '@mui/material/useMediaQuery';
 import { AUDIT_PAGE_SIZES } from '@medshare/contracts/constants';
 import type { AuditCategory, AuditLog, AuditPagination } from '@medshare/contracts';
 import { useEffect, useState } from 'react';
@@ -54,8 +55,50 @@ function UserCell({ user }: { user: AuditLog['user'] }) {
   );
 }
 
+/**
+ * One entry on a phone: the table's seven columns hid Action and everything after it off to the right
+ * (issue 17, phone tables), so each entry is a list item that shows them all.
+ */
+function PhoneEntry({ log, display }: { log: AuditLog; display: ReturnType<typeof usePublicSettings> }) {
+  return (
+    <Box
+      component="li"
+      sx={{
+        px: 2,
+        py: 1.5,
+        borderBottom: 1,
+        borderColor: 'divider',
+        display: 'grid',
+        gap: 0.25,
+        overflowWrap: 'anywhere',
+      }}
+    >
+      <Box sx={{ display: 'flex', alignItems: 'center', justifyContent: 'space-between', gap: 1 }}>
+        <Typography component="time" dateTime={log.createAt} sx={{ fontSize: 13, color: 'text.secondary' }}>
+          {formatDateTime(log.createAt, display)}
+        </Typography>
+        <Chip
+          size="small"
+          variant="outlined"
+          color={log.status === 'success' ? 'success' : 'error'}
+          label={log.status === 'success' ? 'Success' : 'Failure'}
+        />
+      </Box>
+      <Typography component="span" sx={{ fontFamily: 'monospace', fontSize: 13, fontWeight: 600 }}>
+        {log.actiontype}
+        {log.tablename ? ` · ${log.tablename}` : ''}
+      </Typography>
+      <UserCell user={log.user} />
+      {log.reason && <Typography sx={{ fontSize: 14 }}>{log.reason}</Typography>}
+      <Typography sx={{ fontSize: 13, color: 'text.secondary' }}>{`IP address: ${log.ipaddress ?? '—'}`}</Typography>
+    </Box>
+  );
+}
+
 export function AuditLogsPage() {
   const display = usePublicSettings();
+  // On a phone the entries become a list (see PhoneEntry); the table stays from 600 px up.
+  const phone = useMediaQuery('(max-width:599.95px)', { noSsr: true });
   const [searchInput, setSearchInput] = useState('');
   const search = useDebouncedValue(searchInput.trim(), SEARCH_DEBOUNCE_MS);
   const [action, setAction] = useState('');
@@ -89,6 +132,7 @@ export function AuditLogsPage() {
   const pagination = result?.status === 'ok' ? result.pagination : undefined;
   const total = pagination?.totalItems ?? 0;
   const filtered = Boolean(search || action || category || from || to);
+  const emptyText = filtered ? 'No audit entries match these filters.' : 'No audit entries yet.';
 
   return (
     <>
@@ -192,62 +236,79 @@ export function AuditLogsPage() {
 
       <Paper variant="outlined" sx={{ overflow: 'hidden' }}>
         <Box sx={{ height: 4 }}>{loading && <DelayedLinearProgress aria-label="Loading audit logs" />}</Box>
-        <ScrollRegion label="Audit log entries">
-          <Table size="small" sx={{ minWidth: 900 }} aria-busy={loading}>
-            <TableHead>
-              <TableRow>
-                {COLUMNS.map((column) => (
-                  <TableCell key={column} scope="col" sx={{ fontWeight: 700, whiteSpace: 'nowrap' }}>
-                    {column}
-                  </TableCell>
-                ))}
-              </TableRow>
-            </TableHead>
-            <TableBody>
-              {result?.status === 'error' && (
+        {phone ? (
+          <Box component="ul" aria-label="Audit log entries" aria-busy={loading} sx={{ m: 0, p: 0, listStyle: 'none' }}>
+            {result?.status === 'error' && (
+              <Box component="li" role="alert" sx={{ p: 2, color: 'error.main', fontWeight: 600 }}>
+                {result.message}
+              </Box>
+            )}
+            {result?.status === 'ok' && result.items.length === 0 && (
+              <Box component="li" sx={{ p: 2, color: 'text.secondary' }}>
+                {emptyText}
+              </Box>
+            )}
+            {result?.status === 'ok' &&
+              result.items.map((log) => <PhoneEntry key={log.id} log={log} display={display} />)}
+          </Box>
+        ) : (
+          <ScrollRegion label="Audit log entries">
+            <Table size="small" sx={{ minWidth: 900 }} aria-busy={loading}>
+              <TableHead>
                 <TableRow>
-                  <TableCell colSpan={COLUMNS.length} role="alert" sx={{ color: 'error.main', fontWeight: 600 }}>
-                    {result.message}
-                  </TableCell>
+                  {COLUMNS.map((column) => (
+                    <TableCell key={column} scope="col" sx={{ fontWeight: 700, whiteSpace: 'nowrap' }}>
+                      {column}
+                    </TableCell>
+                  ))}
                 </TableRow>
-              )}
-              {result?.status === 'ok' && result.items.length === 0 && (
-                <TableRow>
-                  <TableCell colSpan={COLUMNS.length} sx={{ color: 'text.secondary' }}>
-                    {filtered ? 'No audit entries match these filters.' : 'No audit entries yet.'}
-                  </TableCell>
-                </TableRow>
-              )}
-              {result?.status === 'ok' &&
-                result.items.map((log) => (
-                  <TableRow key={log.id} hover>
-                    <TableCell sx={{ ...top, minWidth: 100 }}>
-                      <time dateTime={log.createAt}>{formatDateTime(log.createAt, display)}</time>
-                    </TableCell>
-                    <TableCell sx={{ ...top, minWidth: 150 }}>
-                      <UserCell user={log.user} />
-                    </TableCell>
-                    <TableCell sx={nowrap}>
-                      <Typography component="span" sx={{ fontFamily: 'monospace', fontSize: 13 }}>
-                        {log.actiontype}
-                      </Typography>
-                    </TableCell>
-                    <TableCell sx={nowrap}>{log.tablename ?? '—'}</TableCell>
-                    <TableCell sx={nowrap}>{log.ipaddress ?? '—'}</TableCell>
-                    <TableCell sx={{ ...top, minWidth: 180, wordBreak: 'break-word' }}>{log.reason ?? '—'}</TableCell>
-                    <TableCell sx={top}>
-                      <Chip
-                        size="small"
-                        variant="outlined"
-                        color={log.status === 'success' ? 'success' : 'error'}
-                        label={log.status === 'success' ? 'Success' : 'Failure'}
-                      />
+              </TableHead>
+              <TableBody>
+                {result?.status === 'error' && (
+                  <TableRow>
+                    <TableCell colSpan={COLUMNS.length} role="alert" sx={{ color: 'error.main', fontWeight: 600 }}>
+                      {result.message}
                     </TableCell>
                   </TableRow>
-                ))}
-            </TableBody>
-          </Table>
-        </ScrollRegion>
+                )}
+                {result?.status === 'ok' && result.items.length === 0 && (
+                  <TableRow>
+                    <TableCell colSpan={COLUMNS.length} sx={{ color: 'text.secondary' }}>
+                      {emptyText}
+                    </TableCell>
+                  </TableRow>
+                )}
+                {result?.status === 'ok' &&
+                  result.items.map((log) => (
+                    <TableRow key={log.id} hover>
+                      <TableCell sx={{ ...top, minWidth: 100 }}>
+                        <time dateTime={log.createAt}>{formatDateTime(log.createAt, display)}</time>
+                      </TableCell>
+                      <TableCell sx={{ ...top, minWidth: 150 }}>
+                        <UserCell user={log.user} />
+                      </TableCell>
+                      <TableCell sx={nowrap}>
+                        <Typography component="span" sx={{ fontFamily: 'monospace', fontSize: 13 }}>
+                          {log.actiontype}
+                        </Typography>
+                      </TableCell>
+                      <TableCell sx={nowrap}>{log.tablename ?? '—'}</TableCell>
+                      <TableCell sx={nowrap}>{log.ipaddress ?? '—'}</TableCell>
+                      <TableCell sx={{ ...top, minWidth: 180, wordBreak: 'break-word' }}>{log.reason ?? '—'}</TableCell>
+                      <TableCell sx={top}>
+                        <Chip
+                          size="small"
+                          variant="outlined"
+                          color={log.status === 'success' ? 'success' : 'error'}
+                          label={log.status === 'success' ? 'Success' : 'Failure'}
+                        />
+                      </TableCell>
+                    </TableRow>
+                  ))}
+              </TableBody>
+            </Table>
+          </ScrollRegion>
+        )}
         {/* Once a page has answered: drawn before it, the rows coming in pushed it down. */}
         {pagination && (
           <TablePagination
