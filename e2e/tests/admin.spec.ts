@@ -97,6 +97,8 @@ test.describe('administration', () => {
     await expect(page.getByText('value: Must be a whole number')).toBeVisible();
     await expect(value).toHaveAttribute('aria-invalid', 'true');
     await expect(page.getByText('Must be a whole number', { exact: true })).toBeVisible();
+    // What was typed stays beside the reason it was refused.
+    await expect(value).toHaveValue('lots');
     await screenshot(page, 'admin-settings');
     await expectAccessible(page);
     await page.getByRole('button', { name: 'Cancel' }).click();

@@ -173,6 +173,9 @@ describe('SettingsPage', () => {
     expect(await screen.findByText('Must be a whole number')).toBeInTheDocument();
     expect(value).toHaveAttribute('aria-invalid', 'true');
     expect(error).toHaveBeenCalledWith('value: Must be a whole number');
+    // What the user typed stays, beside the reason it was refused.
+    await new Promise((r) => setTimeout(r, 300));
+    expect(screen.getByRole('textbox', { name: 'Value' })).toHaveValue('lots');
   });
 
   it('a network error on delete shows the alert "Backend server is not reachable. Please check your server."', async () => {
