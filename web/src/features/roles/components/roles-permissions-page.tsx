@@ -13,7 +13,7 @@ import TableHead from '@mui/material/TableHead';
 import TableRow from '@mui/material/TableRow';
 import Typography from '@mui/material/Typography';
 import type { Permission, Role } from '@medshare/contracts';
-import { useEffect } from 'react';
+import { Fragment, useEffect } from 'react';
 import { DelayedCircularProgress } from '../../../components/ui/delayed-progress';
 import { ScrollRegion } from '../../../components/ui/scroll-region';
 import { ApiError } from '../../../lib/api-client';
@@ -113,7 +113,15 @@ export function RolesPermissionsPage() {
         </Typography>
         <Paper variant="outlined">
           <ScrollRegion label="Permissions by role">
-            <Table size="small" sx={{ minWidth: 560 }}>
+            {/* At 390 px the three role columns fit beside the permissions (narrow, their names wrapped):
+                scrolled sideways, Health Provider and Admin were out of sight. */}
+            <Table
+              size="small"
+              sx={{
+                minWidth: { sm: 560 },
+                '& .MuiTableCell-root': { px: { xs: 0.75, sm: 2 } },
+              }}
+            >
               <caption style={visuallyHidden}>Permissions (rows) held by each role (columns)</caption>
               <TableHead>
                 <TableRow>
@@ -121,7 +129,17 @@ export function RolesPermissionsPage() {
                     Permission
                   </TableCell>
                   {roles.map((role) => (
-                    <TableCell key={role.id} scope="col" align="center" sx={{ fontWeight: 700, whiteSpace: 'nowrap' }}>
+                    <TableCell
+                      key={role.id}
+                      scope="col"
+                      align="center"
+                      sx={{
+                        fontWeight: 700,
+                        fontSize: { xs: 13, sm: 14 },
+                        whiteSpace: { sm: 'nowrap' },
+                        width: { xs: 72, sm: 'auto' },
+                      }}
+                    >
                       {roleLabel(role.name)}
                     </TableCell>
                   ))}
@@ -130,9 +148,19 @@ export function RolesPermissionsPage() {
               <TableBody>
                 {permissions.map((permission) => (
                   <TableRow key={permission.id} hover>
-                    <TableCell component="th" scope="row">
-                      <Typography sx={{ fontFamily: 'monospace', fontWeight: 600, fontSize: 14 }}>
-                        {permission.name}
+                    <TableCell component="th" scope="row" sx={{ overflowWrap: 'anywhere' }}>
+                      <Typography sx={{ fontFamily: 'monospace', fontWeight: 600, fontSize: { xs: 13, sm: 14 } }}>
+                        {/* A narrow column breaks the name after its colon, not inside a word. */}
+                        {permission.name.split(':').map((part, i) => (
+                          <Fragment key={part}>
+                            {i > 0 && (
+                              <>
+                                :<wbr />
+                              </>
+                            )}
+                            {part}
+                          </Fragment>
+                        ))}
                       </Typography>
                       <Typography variant="body2" color="text.secondary">
                         {permission.description}
