@@ -1,6 +1,6 @@
 import { fireEvent, screen, waitFor } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import type { ExternalLinkStatus, ExternalView } from '@medshare/contracts';
+import { ExternalShareMessages, type ExternalLinkStatus, type ExternalView } from '@medshare/contracts';
 import { HttpResponse, http } from 'msw';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { api, failure, ok, publicSettings } from '../../../testing/handlers';
@@ -80,7 +80,7 @@ describe('Share link page', () => {
   });
 
   it.each([
-    ['revoked', 'Access has ended', 'The sharer has ended access to this link.'],
+    ['revoked', 'Access has ended', ExternalShareMessages.revokedLink],
     ['expired', 'This link has expired', 'Ask the person who shared it for a new link.'],
     ['locked', 'This link is locked', 'Too many wrong codes: this link is locked. Ask the sharer for a new link.'],
   ] as const)('a %s link gets its own page and no code box', async (state, title, text) => {
