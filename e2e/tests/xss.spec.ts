@@ -217,6 +217,9 @@ test('stored XSS payloads are shown as text on every screen and never run', asyn
   const deleteBox = (await card.getByRole('button', { name: `Delete ${caption}` }).boundingBox())!;
   expect(deleteBox.x + deleteBox.width).toBeLessThanOrEqual(cardBox.x + cardBox.width);
   expect(await card.evaluate((el) => el.scrollWidth - el.clientWidth)).toBeLessThanOrEqual(0);
+  // The provider's long name is cut in the top bar (the whole of it in the title), not spread across it.
+  const headerName = d.page.getByRole('banner').locator('[title]').first();
+  expect((await headerName.boundingBox())!.width).toBeLessThanOrEqual(280);
   await screenshot(d.page, 'xss-view-images');
   await card.getByRole('button', { name: 'View' }).click();
   const viewer = d.page.getByRole('dialog');

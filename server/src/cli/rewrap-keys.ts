@@ -2,11 +2,11 @@ import { randomBytes } from 'node:crypto';
 import { renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConfigError, loadConfig } from '../config.ts';
-import { rewrapDataKeys, rewrapFieldKeys } from '../crypto/envelope-rewrap.ts';
 import { masterKeyId } from '../crypto/envelope.ts';
 import { openDatabase } from '../db/db.ts';
 import { errorMessage } from '../errors.ts';
 import { migrateToLatest } from '../db/migrate.ts';
+import { rotateMasterKey } from './rotate-master-key.ts';
 
 /**
  * npm run keys:rewrap — re-wraps every data key under NEW_MASTER_KEY (32 bytes, base64) without
@@ -26,13 +26,12 @@ async function main() {
   const database = await openDatabase(config.database);
   try {
     await migrateToLatest(database.db);
-    const result = await rewrapDataKeys(database.db, config.masterKey, newKey);
+    const { data: result, fields } = await rotateMasterKey(database.db, config.masterKey, newKey);
     console.log(
       `Re-wrapped ${result.rewrapped} data keys from master key ${masterKeyId(config.masterKey)} to ${masterKeyId(newKey)} (${result.alreadyNew} were already under the new key).`,
     );
-    const fields = await rewrapFieldKeys(database.db, config.masterKey, newKey);
     console.log(
-      `Re-wrapped ${fields.rewrapped} field keys (message encryption); ${fields.alreadyNew} were already under the new key.`,
+      `Re-wrapped ${fields.rewrapped} field keys (messages, analyses, DICOM Patient ID and UID map); ${fields.alreadyNew} were already under the new key.`,
     );
     if (fields.unknown.length) {
       console.error(`${fields.unknown.length} field keys are wrapped by another master key and were left as they are.`);

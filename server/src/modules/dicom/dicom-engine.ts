@@ -1,4 +1,4 @@
-import { createHmac, hkdfSync } from 'node:crypto';
+import { createHmac, hkdfSync, randomBytes } from 'node:crypto';
 import type { Insertable } from 'kysely';
 import type { Db } from '../../db/db.ts';
 import type { ImagesTable } from '../../db/schema.ts';
@@ -103,7 +103,7 @@ const DICOM_KEYS = {
   patient: { purpose: 'dicom-patient-key', info: 'medshare:dicom-patient-key:v1' },
 } as const;
 
-/** The keys as derived from a master key: what a deployment's first start keeps (and what tests use). */
+/** The keys as derived from a master key: what versions before the kept keys used (and what tests use). */
 export function derivedDicomKeys(masterKey: Buffer): DicomKeys {
   const derive = (info: string) => Buffer.from(hkdfSync('sha256', masterKey, Buffer.alloc(0), info, 32));
   return { uidMap: derive(DICOM_KEYS.uidMap.info), patient: derive(DICOM_KEYS.patient.info) };
@@ -111,14 +111,28 @@ export function derivedDicomKeys(masterKey: Buffer): DicomKeys {
 
 /**
  * The keys as kept in field_keys, wrapped by the master key, so that they survive its rotation
- * (`keys:rewrap`): before they were kept, a rotation changed them, and a PACS re-sending a patient's
- * instances found no patient (docs/security.md › Keys). A database without them gets the ones derived
- * from the current master key, which earlier versions used, so rows stored before keep matching.
+ * (`keys:rewrap`, which loads them first for that reason): before they were kept, a rotation changed
+ * them, and a PACS re-sending a patient's instances found no patient (docs/security.md › Data at
+ * rest). A database without them gets fresh random keys, unless rows already depend on the keys
+ * earlier versions derived from the master key (a stored Patient ID key, a de-identified copy): then
+ * those derived keys, so that the rows keep matching. Several instances starting at once agree:
+ * the first key stored wins (field-encryption.ts › loadKeptSecret).
  */
 export async function loadDicomKeys(db: Db, masterKey: Buffer): Promise<DicomKeys> {
-  const initial = derivedDicomKeys(masterKey);
+  const dependent = await db
+    .selectFrom('images')
+    .select('id')
+    .where((eb) => eb.or([eb('dicom_patient_key', 'is not', null), eb('deidentified', '=', true)]))
+    .limit(1)
+    .executeTakeFirst();
+  const derived = dependent ? derivedDicomKeys(masterKey) : null;
   const kept = (name: keyof DicomKeys) =>
-    loadKeptSecret({ db, masterKey, purpose: DICOM_KEYS[name].purpose, initial: () => initial[name] });
+    loadKeptSecret({
+      db,
+      masterKey,
+      purpose: DICOM_KEYS[name].purpose,
+      initial: () => derived?.[name] ?? randomBytes(32),
+    });
   return { uidMap: await kept('uidMap'), patient: await kept('patient') };
 }
 

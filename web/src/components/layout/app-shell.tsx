@@ -91,8 +91,9 @@ export function AppShell({ user, onLogout, loggingOut, children }: AppShellProps
               <Avatar sx={{ width: 34, height: 34, bgcolor: 'primary.main', fontSize: 14, fontWeight: 700 }}>
                 {initials(user)}
               </Avatar>
-              <Box sx={{ display: { xs: 'none', sm: 'block' }, lineHeight: 1.2 }}>
-                <Typography sx={{ fontWeight: 600, fontSize: 14 }}>
+              {/* A long name is cut with an ellipsis (the whole name in its title) rather than filling the bar. */}
+              <Box sx={{ display: { xs: 'none', sm: 'block' }, lineHeight: 1.2, minWidth: 0, maxWidth: 280 }}>
+                <Typography noWrap title={`${user.firstname} ${user.lastname}`} sx={{ fontWeight: 600, fontSize: 14 }}>
                   {user.firstname} {user.lastname}
                 </Typography>
                 <Typography sx={{ color: 'text.secondary', fontSize: 12 }}>{roleLabel(user.role)}</Typography>

@@ -62,5 +62,7 @@ export const theme = createTheme({
       },
     },
     MuiLink: { defaultProps: { underline: 'hover' } },
+    // Dialog buttons line up with the dialog's text (24 px in), not 8 px from its edge.
+    MuiDialogActions: { styleOverrides: { root: { padding: '8px 24px 16px' } } },
   },
 });
