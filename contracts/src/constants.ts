@@ -66,7 +66,7 @@ export const ExternalShareMessages = {
   reissued: 'A new link was sent. Give the recipient the new code.',
   revoked: 'Access revoked',
   invalidLink: 'This link is not valid. Check that you opened the whole link from the mail.',
-  revokedLink: 'The sharer has ended access to this link. If you still need the images, ask them to share them again.',
+  revokedLink: 'This link no longer opens. If you still need the images, ask the person who sent it.',
   expiredLink: 'This link has expired.',
   lockedLink: 'Too many wrong codes: this link is locked. Ask the sharer for a new link.',
   wrongCode: 'That code is not right.',

@@ -18,7 +18,7 @@ export type ExternalShareState = z.infer<typeof ExternalShareStateSchema>;
 export const ExternalShareListStateSchema = z
   .enum([...ExternalShareStateSchema.options, 'paused', 'ended'])
   .describe(
-    'paused: its sharer’s account is deactivated (it opens again if reactivated); ended: it opens nothing, its sharer’s account being deleted or none of its images still theirs to share (deleted, or their record’s share revoked)',
+    'paused: its sharer’s account is deactivated (it opens again if reactivated); ended: it opens nothing now, its sharer’s account being deleted or none of its images theirs to share now (deleted, or their record’s share revoked or expired; it opens again if shared with them anew)',
   );
 export type ExternalShareListState = z.infer<typeof ExternalShareListStateSchema>;
 

@@ -155,7 +155,7 @@ for (const width of [1280, 390]) {
     // The recipient's next load says so plainly.
     await viewer.reload();
     await expect(viewer.getByRole('heading', { name: 'Access has ended' })).toBeVisible();
-    await expect(viewer.getByText('The sharer has ended access to this link.')).toBeVisible();
+    await expect(viewer.getByText('This link no longer opens.', { exact: false })).toBeVisible();
     await expect(viewer.getByRole('img', { name: caption })).toHaveCount(0);
     await screenshot(viewer, 'external-link-revoked');
 

@@ -444,7 +444,7 @@ describe('a link opens no more than its sharer could share now', () => {
 });
 
 describe('migration 0015', () => {
-  it('revokes, as of the deletion, the links of accounts deleted before a deletion revoked them; no other link', async () => {
+  it('revokes, as of the deletion, the running links of accounts deleted before a deletion revoked them; no other link', async () => {
     const { up } = await import('../../db/migrations/0015-revoke-links-of-deleted-accounts.ts');
     const upload = async (who: SignedIn) => {
       const res = await uploadFile(t, who.token, fixture('other/photo_hopper_portrait.jpg'), { caption: 'Old link' });
@@ -461,6 +461,12 @@ describe('migration 0015', () => {
       .set({ revoked_at: earlierRevokedAt })
       .where('id', '=', earlier.share.id)
       .execute();
+    const expiredFirst = await shareByLink(await upload(gone), {}, gone.token);
+    await db()
+      .updateTable('external_shares')
+      .set({ expires_at: new Date('2026-02-01T00:00:00Z') })
+      .where('id', '=', expiredFirst.share.id)
+      .execute();
     const stayingLink = await shareByLink(await upload(staying), {}, staying.token);
     await t.app.ctx.services.images.idle();
     // An account deleted the way it was before the deletion hook: its row marked, its links left live.
@@ -474,6 +480,8 @@ describe('migration 0015', () => {
     expect(await revokedAt(goneLink.share.id)).toEqual(deletedAt);
     expect(await revokedAt(earlier.share.id)).toEqual(earlierRevokedAt);
     expect(await revokedAt(stayingLink.share.id)).toBeNull();
+    // A link that had expired before the deletion stays expired, not revoked.
+    expect(await revokedAt(expiredFirst.share.id)).toBeNull();
     expect((await linkStatus(goneLink.token)).json().data.state).toBe('revoked');
   });
 });

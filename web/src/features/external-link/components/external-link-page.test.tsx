@@ -197,7 +197,7 @@ describe('Share link page', () => {
           <button type="button" onClick={() => props.onSlice(2)}>
             Go to slice 3
           </button>
-          <button type="button" onClick={() => props.onRefused(410, 'The sharer has ended access to this link.')}>
+          <button type="button" onClick={() => props.onRefused(410, ExternalShareMessages.revokedLink)}>
             Refuse a read
           </button>
         </>
@@ -234,7 +234,7 @@ describe('Share link page', () => {
         params.id === ids[0]
           ? HttpResponse.arrayBuffer(new Uint8Array([1]).buffer, { headers: { 'Content-Type': 'image/jpeg' } })
           : HttpResponse.json(
-              { success: false, code: 'link_revoked', message: 'The sharer has ended access to this link.' },
+              { success: false, code: 'link_revoked', message: ExternalShareMessages.revokedLink },
               { status: 410 },
             ),
       ),

@@ -28,11 +28,16 @@ const stateChip: Record<ExternalShareListState, { label: string; color: 'success
     paused: { label: 'Paused', color: 'warning' },
     expired: { label: 'Expired', color: 'default' },
     revoked: { label: 'Revoked', color: 'default' },
-    ended: { label: 'Opens nothing', color: 'default' },
+    ended: { label: 'Opens nothing now', color: 'default' },
   };
 
-/** A link can still be revoked while it has not ended, and re-issued by its sharer while it is theirs to use. */
-const live = (share: ExternalShare) => share.state === 'active' || share.state === 'locked' || share.state === 'paused';
+/**
+ * A link can be revoked until it is revoked or expired: one that opens nothing now (or is paused) may
+ * open again, when its sharer's record is shared with them anew (or their account is reactivated).
+ * Its sharer may re-issue it while it is theirs to use.
+ */
+const live = (share: ExternalShare) => share.state !== 'revoked' && share.state !== 'expired';
+const reissuable = (share: ExternalShare) => share.state === 'active' || share.state === 'locked';
 
 /** The line under the caption: when the link ends (or ended), or why it opens nothing. */
 function whenLine(share: ExternalShare, ends: string): string {
@@ -42,7 +47,7 @@ function whenLine(share: ExternalShare, ends: string): string {
     case 'expired':
       return `Ended ${ends}`;
     case 'ended':
-      return 'Its images were deleted or are no longer the sharer’s to share';
+      return `Its images were deleted or are not the sharer’s to share now · Ends ${ends}`;
     case 'paused':
       return `Paused: the sharer’s account is deactivated · Ends ${ends}`;
     default:
@@ -155,7 +160,7 @@ export function ExternalLinksSection({ locale, timeZone, everyone = false, viewe
               </Box>
               {live(share) && (
                 <Box sx={{ display: 'flex', gap: 1, flexWrap: 'wrap' }}>
-                  {(!everyone || mine(share)) && share.state !== 'paused' && (
+                  {(!everyone || mine(share)) && reissuable(share) && (
                     <Button
                       size="small"
                       variant="outlined"

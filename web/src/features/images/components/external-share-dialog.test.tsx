@@ -203,11 +203,13 @@ describe('ExternalLinksSection', () => {
 
     const list = await screen.findByRole('list', { name: 'Links shared by everyone' });
     const endedItem = within(list).getByRole('listitem', { name: 'Link to ended@example.test: Knee X-ray' });
-    expect(within(endedItem).getByText('Opens nothing')).toBeInTheDocument();
+    expect(within(endedItem).getByText('Opens nothing now')).toBeInTheDocument();
     expect(
-      within(endedItem).getByText('Its images were deleted or are no longer the sharer’s to share · 2 views'),
+      within(endedItem).getByText(/^Its images were deleted or are not the sharer’s to share now · Ends .* · 2 views$/),
     ).toBeInTheDocument();
-    expect(within(endedItem).queryByRole('button')).not.toBeInTheDocument();
+    // It may open again (the record shared anew): it can still be revoked, not re-issued.
+    expect(within(endedItem).getByRole('button', { name: 'Revoke link to ended@example.test' })).toBeInTheDocument();
+    expect(within(endedItem).queryByRole('button', { name: /Re-issue/ })).not.toBeInTheDocument();
     const pausedItem = within(list).getByRole('listitem', { name: 'Link to paused@example.test: Knee X-ray' });
     expect(within(pausedItem).getByText('Paused')).toBeInTheDocument();
     expect(within(pausedItem).getByText(/^Paused: the sharer’s account is deactivated · Ends /)).toBeInTheDocument();
