@@ -70,14 +70,18 @@ export const UNDER_REVIEW_TOAST_ID = 'provider-under-review';
  * 'Registration successful!'): one on screen at a time, and closed once the code is confirmed, so that
  * 'code sent' does not stand beside 'Verification successful' (issue 17, toasts).
  */
-const CODE_STEP_TOAST_ID = 'code-step';
+let codeStep: Id | null = null;
 
+/**
+ * A fresh toast each time, the previous one dismissed: re-using one id, a toast shown while the last
+ * one with that id was still fading out would be dropped (react-toastify keeps the id until then).
+ */
 export function toastCodeStep(message: string): void {
-  dismissErrorToasts();
-  if (toastify.isActive(CODE_STEP_TOAST_ID)) toastify.update(CODE_STEP_TOAST_ID, { render: message });
-  else toast.success(message, { toastId: CODE_STEP_TOAST_ID });
+  if (codeStep !== null) toastify.dismiss(codeStep);
+  codeStep = toast.success(message);
 }
 
 export function dismissCodeStep(): void {
-  toastify.dismiss(CODE_STEP_TOAST_ID);
+  if (codeStep !== null) toastify.dismiss(codeStep);
+  codeStep = null;
 }

@@ -29,11 +29,11 @@ export function createSettingsRepository(db: Db) {
       const rows = await db
         .selectFrom('app_settings')
         .select(['name', 'value'])
-        .where('name', 'in', names)
+        .where(sql`lower(name)`, 'in', names.map((n) => n.toLowerCase()))
         .orderBy('name')
         .forUpdate()
         .execute();
-      return new Map(rows.map((r) => [r.name, r.value]));
+      return new Map(rows.map((r) => [r.name.toLowerCase(), r.value]));
     },
   };
 }

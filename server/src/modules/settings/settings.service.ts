@@ -105,9 +105,10 @@ export function createSettingsService({ db, audit }: { db: Db; audit: AuditServi
   async function checkExpiryPair(settings: SettingsRepository, known: KnownSettingName | null, value: string) {
     if (known !== 'share_expiry_hours' && known !== 'share_expiry_max_hours') return;
     const pair = await settings.lockValues(['share_expiry_hours', 'share_expiry_max_hours']);
-    const hours = known === 'share_expiry_hours' ? Number(value) : Number(pair.get('share_expiry_hours'));
-    const max = known === 'share_expiry_max_hours' ? Number(value) : Number(pair.get('share_expiry_max_hours'));
-    if (!(hours > max)) return;
+    // A missing or unreadable row counts as its default, as everywhere else (`valueOf`).
+    const hours = Number(known === 'share_expiry_hours' ? value : valueOf(pair, 'share_expiry_hours'));
+    const max = Number(known === 'share_expiry_max_hours' ? value : valueOf(pair, 'share_expiry_max_hours'));
+    if (hours <= max) return;
     throw validationFailed([
       known === 'share_expiry_hours'
         ? { field: 'value', message: `Must not exceed share_expiry_max_hours (${max})` }

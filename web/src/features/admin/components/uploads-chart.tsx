@@ -26,18 +26,26 @@ export function UploadsChart({ days, locale, captionId }: { days: Day[]; locale:
   const theme = useTheme();
   const scroller = useRef<HTMLDivElement>(null);
   // Where the chart is wider than the screen, it shows its newest days (today's is the one an
-  // administrator looks for), also after the screen turns; the oldest are a sideways scroll away.
+  // administrator looks for), also after the screen turns, unless the user has scrolled back to
+  // older ones; those are a sideways scroll away.
   useLayoutEffect(() => {
     const el = scroller.current;
     if (!el) return;
+    let atNewest = true;
     const toNewest = () => {
-      el.scrollLeft = el.scrollWidth;
+      if (atNewest) el.scrollLeft = el.scrollWidth;
+    };
+    const onScroll = () => {
+      atNewest = el.scrollLeft + el.clientWidth >= el.scrollWidth - 2;
     };
     toNewest();
-    if (typeof ResizeObserver === 'undefined') return;
-    const observer = new ResizeObserver(toNewest);
-    observer.observe(el);
-    return () => observer.disconnect();
+    el.addEventListener('scroll', onScroll, { passive: true });
+    const observer = typeof ResizeObserver === 'undefined' ? null : new ResizeObserver(toNewest);
+    observer?.observe(el);
+    return () => {
+      el.removeEventListener('scroll', onScroll);
+      observer?.disconnect();
+    };
   }, [days.length]);
   const max = niceMax(Math.max(0, ...days.map((d) => d.count)));
   const slot = 40;
