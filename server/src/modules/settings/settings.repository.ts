@@ -29,7 +29,11 @@ export function createSettingsRepository(db: Db) {
       const rows = await db
         .selectFrom('app_settings')
         .select(['name', 'value'])
-        .where(sql`lower(name)`, 'in', names.map((n) => n.toLowerCase()))
+        .where(
+          sql`lower(name)`,
+          'in',
+          names.map((n) => n.toLowerCase()),
+        )
         .orderBy('name')
         .forUpdate()
         .execute();
