@@ -119,12 +119,22 @@ export function derivedDicomKeys(masterKey: Buffer): DicomKeys {
  * the first key stored wins (field-encryption.ts › loadKeptSecret).
  */
 export async function loadDicomKeys(db: Db, masterKey: Buffer): Promise<DicomKeys> {
-  const dependent = await db
-    .selectFrom('images')
-    .select('id')
-    .where((eb) => eb.or([eb('dicom_patient_key', 'is not', null), eb('deidentified', '=', true)]))
-    .limit(1)
-    .executeTakeFirst();
+  const purposes = Object.values(DICOM_KEYS).map((k) => k.purpose);
+  const stored = await db
+    .selectFrom('field_keys')
+    .select('purpose')
+    .where('purpose', 'in', purposes)
+    .where('retired_at', 'is', null)
+    .execute();
+  // Asked only while a key is missing (a first start): on a large table the scan is not free.
+  const dependent =
+    stored.length < purposes.length &&
+    (await db
+      .selectFrom('images')
+      .select('id')
+      .where((eb) => eb.or([eb('dicom_patient_key', 'is not', null), eb('deidentified', '=', true)]))
+      .limit(1)
+      .executeTakeFirst());
   const derived = dependent ? derivedDicomKeys(masterKey) : null;
   const kept = (name: keyof DicomKeys) =>
     loadKeptSecret({
