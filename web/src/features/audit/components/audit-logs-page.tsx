@@ -55,6 +55,17 @@ function UserCell({ user }: { user: AuditLog['user'] }) {
   );
 }
 
+function StatusChip({ status }: { status: AuditLog['status'] }) {
+  return (
+    <Chip
+      size="small"
+      variant="outlined"
+      color={status === 'success' ? 'success' : 'error'}
+      label={status === 'success' ? 'Success' : 'Failure'}
+    />
+  );
+}
+
 /**
  * One entry on a phone: the table's seven columns hid Action and everything after it off to the right
  * (issue 17, phone tables), so each entry is a list item that shows them all.
@@ -77,12 +88,7 @@ function PhoneEntry({ log, display }: { log: AuditLog; display: ReturnType<typeo
         <Typography component="time" dateTime={log.createAt} sx={{ fontSize: 13, color: 'text.secondary' }}>
           {formatDateTime(log.createAt, display)}
         </Typography>
-        <Chip
-          size="small"
-          variant="outlined"
-          color={log.status === 'success' ? 'success' : 'error'}
-          label={log.status === 'success' ? 'Success' : 'Failure'}
-        />
+        <StatusChip status={log.status} />
       </Box>
       <Typography component="span" sx={{ fontFamily: 'monospace', fontSize: 13, fontWeight: 600 }}>
         {log.actiontype}
@@ -296,12 +302,7 @@ export function AuditLogsPage() {
                       <TableCell sx={nowrap}>{log.ipaddress ?? '—'}</TableCell>
                       <TableCell sx={{ ...top, minWidth: 180, wordBreak: 'break-word' }}>{log.reason ?? '—'}</TableCell>
                       <TableCell sx={top}>
-                        <Chip
-                          size="small"
-                          variant="outlined"
-                          color={log.status === 'success' ? 'success' : 'error'}
-                          label={log.status === 'success' ? 'Success' : 'Failure'}
-                        />
+                        <StatusChip status={log.status} />
                       </TableCell>
                     </TableRow>
                   ))}
