@@ -1,7 +1,6 @@
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import type { Db } from '../db/db.ts';
 import { createKeyring } from './envelope.ts';
-import { masterKeyId as fieldMasterKeyId } from './field-encryption.ts';
+import { masterKeyId as fieldMasterKeyId, unwrapKeyRow, wrapKey } from './field-encryption.ts';
 
 export interface RewrapResult {
   /** Data keys (objects and thumbnails) now wrapped by the new master key. */
@@ -71,9 +70,9 @@ export async function rewrapDataKeys(
 }
 
 /**
- * The field keys of crypto/field-encryption.ts (message content) are wrapped by the same master
- * key, so a rotation must carry them too or the server cannot start under the new key. This
- * mirrors that file's wrapping (AES-256-GCM, nonce | ciphertext | tag, AAD naming purpose and id).
+ * The field keys of crypto/field-encryption.ts (messages, analyses, the DICOM keys) are wrapped by
+ * the same master key, so a rotation must carry them too or the server cannot start under the new
+ * key. Unwrapped and wrapped again by that file's own functions.
  */
 export async function rewrapFieldKeys(
   db: Db,
@@ -94,17 +93,8 @@ export async function rewrapFieldKeys(
       result.unknown.push(row.id);
       continue;
     }
-    const aad = Buffer.from(`medshare:field-key:v1:${row.purpose}:${row.id}`);
-    const wrapped = Buffer.from(row.wrapped_key);
-    const decipher = createDecipheriv('aes-256-gcm', oldMasterKey, wrapped.subarray(0, 12));
-    decipher.setAAD(aad);
-    decipher.setAuthTag(wrapped.subarray(wrapped.length - 16));
-    const key = Buffer.concat([decipher.update(wrapped.subarray(12, wrapped.length - 16)), decipher.final()]);
-    const nonce = randomBytes(12);
-    const cipher = createCipheriv('aes-256-gcm', newMasterKey, nonce);
-    cipher.setAAD(aad);
-    const body = Buffer.concat([cipher.update(key), cipher.final()]);
-    updates.push({ id: row.id, wrapped: Buffer.concat([nonce, body, cipher.getAuthTag()]) });
+    const key = unwrapKeyRow(oldMasterKey, row.purpose, row);
+    updates.push({ id: row.id, wrapped: wrapKey(newMasterKey, row.purpose, row.id, key) });
   }
   if (updates.length) {
     await db.transaction().execute(async (trx) => {

@@ -52,7 +52,14 @@ interface KeyRow {
   master_key_id: string;
 }
 
-function unwrapKeyRow(masterKey: Buffer, purpose: string, row: KeyRow): Buffer {
+/** A data key wrapped by the master key, as field_keys stores it: nonce | ciphertext | tag, bound to purpose and id. */
+export function wrapKey(masterKey: Buffer, purpose: string, id: string, key: Buffer): Buffer {
+  const { nonce, ciphertext } = gcmEncrypt(masterKey, key, wrapAad(purpose, id));
+  return Buffer.concat([nonce, ciphertext]);
+}
+
+/** A field_keys row's data key; refused when another master key wrapped it. */
+export function unwrapKeyRow(masterKey: Buffer, purpose: string, row: KeyRow): Buffer {
   const masterId = masterKeyId(masterKey);
   if (row.master_key_id !== masterId) {
     throw new FieldKeyError(
@@ -80,11 +87,15 @@ async function activeKeyRow(db: Db, masterKey: Buffer, purpose: string, newKey: 
   const found = await find();
   if (found) return found;
   const id = randomUUID();
-  const { nonce, ciphertext } = gcmEncrypt(masterKey, newKey(), wrapAad(purpose, id));
   // Several instances may start at once: the partial unique index lets exactly one key win.
   await db
     .insertInto('field_keys')
-    .values({ id, purpose, wrapped_key: Buffer.concat([nonce, ciphertext]), master_key_id: masterKeyId(masterKey) })
+    .values({
+      id,
+      purpose,
+      wrapped_key: wrapKey(masterKey, purpose, id, newKey()),
+      master_key_id: masterKeyId(masterKey),
+    })
     .onConflict((oc) => oc.column('purpose').where('retired_at', 'is', null).doNothing())
     .execute();
   const row = await find();
