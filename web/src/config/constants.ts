@@ -7,6 +7,12 @@ export const REMEMBERED_EMAIL_KEY = 'userEmail';
 /** Below this width the side menu becomes a temporary drawer (`docs/product.md` › Constants and limits). */
 export const DESKTOP_MIN_WIDTH = 1024;
 
+/**
+ * MUI's `sm` breakpoint as a media query: below 600 px, tables become lists and dialogs take the whole
+ * screen.
+ */
+export const PHONE_QUERY = '(max-width:599.95px)';
+
 /** Delays before redirecting, long enough to read the toast (`docs/product.md` › Constants and limits). */
 export const REDIRECT_AFTER_LOGIN_MS = 1000;
 export const REDIRECT_AFTER_REGISTER_MS = 2000;

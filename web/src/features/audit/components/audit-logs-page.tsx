@@ -25,6 +25,7 @@ import { useListAuditActionsQuery } from '../api/list-audit-actions';
 import { useListAuditLogsQuery } from '../api/list-audit-logs';
 import { useDebouncedValue } from '../../../lib/use-debounced-value';
 import { describeAuditError } from '../utils/describe-audit-error';
+import { PHONE_QUERY } from '../../../config/constants';
 
 const COLUMNS = ['Timestamp', 'User', 'Action', 'Table', 'IP Address', 'Reason', 'Status'] as const;
 const SEARCH_DEBOUNCE_MS = 350;
@@ -104,7 +105,7 @@ function PhoneEntry({ log, display }: { log: AuditLog; display: ReturnType<typeo
 export function AuditLogsPage() {
   const display = usePublicSettings();
   // On a phone the entries become a list (see PhoneEntry); the table stays from 600 px up.
-  const phone = useMediaQuery('(max-width:599.95px)', { noSsr: true });
+  const phone = useMediaQuery(PHONE_QUERY, { noSsr: true });
   const [searchInput, setSearchInput] = useState('');
   const search = useDebouncedValue(searchInput.trim(), SEARCH_DEBOUNCE_MS);
   const [action, setAction] = useState('');

@@ -31,6 +31,7 @@ import { USERS_PAGE_SIZES, useUsersPage } from '../hooks/use-users-page';
 import { ConfirmDeleteDialog } from './confirm-delete-dialog';
 import { isAdminRow, rowActions, type RowAction } from './row-actions';
 import { UserRowMenu } from './user-row-menu';
+import { PHONE_QUERY } from '../../../config/constants';
 
 const fullName = (row: UserListItem) => `${row.firstname} ${row.lastname}`.trim();
 const genderLabel = (gender: UserListItem['gender']) =>
@@ -73,7 +74,7 @@ export function UsersTable({ viewer }: Props) {
   const [toggleUserStatus] = useToggleUserStatusMutation();
   const [deleteUser, remove] = useDeleteUserMutation();
   // On a phone the seven columns would hide Actions off to the right: each user becomes a list item.
-  const phone = useMediaQuery('(max-width:599.95px)', { noSsr: true });
+  const phone = useMediaQuery(PHONE_QUERY, { noSsr: true });
 
   // Patients have no users:read: the dashboard shows them the cards only, without an error.
   if (viewer.role === 'patient' || table.status === 'forbidden') return null;

@@ -17,6 +17,7 @@ import { toastApiError } from '../../../lib/notify';
 import { useCreateExternalShareMutation, useListExternalSharesQuery } from '../api/external-shares';
 import { IMAGES_TOAST } from '../utils/toast-options';
 import { IssuedCode } from './issued-code';
+import { PHONE_QUERY } from '../../../config/constants';
 
 /** `docs/product.md` › View images, "Share by link": a link lasts 72 hours unless the sharer says otherwise. */
 export const DEFAULT_LINK_HOURS = 72;
@@ -43,7 +44,7 @@ export function ExternalShareDialog({ target, locale, timeZone, onClose }: Exter
   const open = target !== null;
   // The form starts afresh for another target, not when the page hands in an equal one again.
   const targetKey = target ? (target.kind === 'image' ? target.imageId : target.studyUid) : null;
-  const fullScreen = useMediaQuery('(max-width:599.95px)');
+  const fullScreen = useMediaQuery(PHONE_QUERY);
   // The list answers the setting that caps a link's life.
   const { data: list } = useListExternalSharesQuery(open ? undefined : skipToken);
   const maxHours = list?.maxHours ?? DEFAULT_LINK_HOURS;

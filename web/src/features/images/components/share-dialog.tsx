@@ -21,6 +21,7 @@ import { useShareImageMutation } from '../api/share-image';
 import { IMAGES_TOAST } from '../utils/toast-options';
 import { formatDateTime } from '../utils/format-date';
 import { ExpiryField, RecipientPicker, isLiveShare as live, stateColors, useShareHours } from './recipient-picker';
+import { PHONE_QUERY } from '../../../config/constants';
 
 export { DEFAULT_SHARE_HOURS } from './recipient-picker';
 
@@ -113,7 +114,7 @@ function SharesPanel({ image, locale, timeZone }: { image: Image; locale: string
 export function ShareDialog({ image, viewerId, locale, timeZone, onClose, onShared }: ShareDialogProps) {
   const [selected, setSelected] = useState<UserListItem | null>(null);
   const [share, { isLoading: isPending }] = useShareImageMutation();
-  const fullScreen = useMediaQuery('(max-width:599.95px)');
+  const fullScreen = useMediaQuery(PHONE_QUERY);
   const open = image !== null;
   const expiry = useShareHours(open);
 

@@ -23,6 +23,7 @@ import { useRevokeStudyShareMutation, useShareStudyMutation, useStudySharesQuery
 import { formatDateTime } from '../utils/format-date';
 import { IMAGES_TOAST } from '../utils/toast-options';
 import { ExpiryField, RecipientPicker, isLiveShare, stateColors, useShareHours } from './recipient-picker';
+import { PHONE_QUERY } from '../../../config/constants';
 
 /** What the dialog shares: a study the viewer may share (its UID is known to them). */
 export type ShareableStudy = { studyUid: string; caption: string; seriesCount: number; instanceCount: number };
@@ -118,7 +119,7 @@ export function ShareStudyDialog({ study, viewerId, locale, timeZone, onClose }:
   const [selected, setSelected] = useState<UserListItem | null>(null);
   const [deidentify, setDeidentify] = useState(false);
   const [share, { isLoading: isPending }] = useShareStudyMutation();
-  const fullScreen = useMediaQuery('(max-width:599.95px)');
+  const fullScreen = useMediaQuery(PHONE_QUERY);
   const open = study !== null;
   const expiry = useShareHours(open);
 

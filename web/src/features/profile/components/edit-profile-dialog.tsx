@@ -16,6 +16,7 @@ import { updateProfile as mergeProfile } from '../../../lib/session';
 import { useAppDispatch } from '../../../lib/store';
 import { useUpdateProfileMutation } from '../api/update-profile';
 import { editFields, initialEditState, toUpdateBody, type EditFormState, type GenderChoice } from './edit-profile-form';
+import { PHONE_QUERY } from '../../../config/constants';
 
 const PROFILE_UPDATED = 'Profile updated successfully!';
 
@@ -23,7 +24,7 @@ type Props = { user: User; open: boolean; onClose: () => void };
 
 /** The 'Edit user' modal. Mounted per opening, so it always starts from the stored user. */
 export function EditProfileDialog({ user, open, onClose }: Props) {
-  const fullScreen = useMediaQuery('(max-width:599.95px)', { noSsr: true });
+  const fullScreen = useMediaQuery(PHONE_QUERY, { noSsr: true });
   return (
     <Dialog
       open={open}
