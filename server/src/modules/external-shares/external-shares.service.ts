@@ -9,6 +9,7 @@ import {
   type ExternalShareListState,
   type ExternalShareState,
   type ExternalView,
+  StudyMessages,
 } from '@medshare/contracts';
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
@@ -16,7 +17,7 @@ import { type PasswordHasher, generateCode, generateLinkToken, sha256Hex } from 
 import type { Db } from '../../db/db.ts';
 import type { ImageRow } from '../../db/schema.ts';
 import { createTransactor } from '../../db/transactor.ts';
-import { AppError, badRequest, forbidden, notFound, tooManyRequests, unauthenticated } from '../../errors.ts';
+import { AppError, badRequest, conflict, forbidden, notFound, tooManyRequests, unauthenticated } from '../../errors.ts';
 import type { Mailer } from '../../mail/mailer.ts';
 import { externalShareMail } from '../../mail/templates.ts';
 import type { AuditService } from '../audit/audit.service.ts';
@@ -24,6 +25,7 @@ import type { Actor } from '../auth/actor.ts';
 import { canSeeEverything } from '../images/access-policy.ts';
 import type { ContentAnswer, ContentVariant, ImagesService } from '../images/images.service.ts';
 import { dicomItem } from '../images/image-presenter.ts';
+import { spansPatients } from '../images/study-instance.ts';
 import type { SettingsService } from '../settings/settings.service.ts';
 import { CREDENTIAL_HOURS, type LinkCredentials } from './link-credential.ts';
 import { type ExternalShareWithSharer, createExternalSharesRepository } from './external-shares.repository.ts';
@@ -235,6 +237,8 @@ export function createExternalSharesService(deps: Deps) {
         if (!sources.length) throw notFound(ExternalShareMessages.noImages);
         if (sources.length > MAX_LINK_IMAGES)
           throw new AppError(413, 'too_large', `A link opens at most ${MAX_LINK_IMAGES} images`);
+        // As a study share: one link, one patient's images (study-instance.ts › spansPatients).
+        if (spansPatients(sources)) throw conflict(StudyMessages.severalPatients);
       }
       const dicom = sources.every((s) => s.content_type === 'application/dicom');
       if (body.deidentify && !dicom) throw badRequest('Only DICOM images can be de-identified');

@@ -1,10 +1,11 @@
-import { ExternalShareMessages } from '@medshare/contracts';
+import { ExternalShareMessages, StudyMessages } from '@medshare/contracts';
 import dicomParser from 'dicom-parser';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type SignedIn, type TestApp, createTestApp, loginAdmin, newUser } from '../../../test/harness.ts';
 import { codeIn } from '../../../test/smtp.ts';
 import { bytesOf, fixture, uploadFile } from '../images/images.test-helpers.ts';
+import { generateStudy } from '../studies/studies.test-helpers.ts';
 
 let t: TestApp;
 let provider: SignedIn;
@@ -440,6 +441,37 @@ describe('a link opens no more than its sharer could share now', () => {
       .where('id', '=', link.share.id)
       .executeTakeFirstOrThrow();
     expect(row.revoked_at).not.toBeNull();
+  });
+});
+
+describe('a study link', () => {
+  it('refuses (409, nothing stored, no mail) a study one provider stored under one Study UID for two patients', async () => {
+    const other = await newUser(t, 'patient');
+    const study = generateStudy([1]);
+    // Sent to the wrong patient first, then to the right one: both copies are stored (the duplicate rule is per patient).
+    for (const to of [other, patient]) {
+      const res = await uploadFile(t, provider.token, study.series[0]!.instances[0]!.file, {
+        caption: 'Shoulder CT',
+        patientId: to.user.id,
+      });
+      expect(res.statusCode, res.body).toBe(201);
+    }
+    await t.app.ctx.services.images.idle();
+    const links = async () =>
+      (await db().selectFrom('external_shares').select(db().fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n;
+    const before = Number(await links());
+    const email = 'wrong-patient@elsewhere.example';
+    const res = await json(
+      '/api/external-shares',
+      'POST',
+      { studyUid: study.studyUid, recipientEmail: email },
+      provider.token,
+    );
+    expect(res.statusCode, res.body).toBe(409);
+    expect(res.json().message).toBe(StudyMessages.severalPatients);
+    expect(Number(await links())).toBe(before);
+    await new Promise((r) => setTimeout(r, 100));
+    expect(t.smtp.countTo(email)).toBe(0);
   });
 });
 

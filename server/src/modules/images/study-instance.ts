@@ -21,3 +21,12 @@ export const instanceCopyKeySql = (alias: string): RawBuilder<string> => {
   const col = (name: string) => sql.ref(`${alias}.${name}`);
   return sql<string>`(${col('dicom_sop_instance_uid')} || '|' || ${col('uploader_id')}::text || '|' || coalesce(${col('patient_id')}::text, ''))`;
 };
+
+/**
+ * True when a study's rows were stored for more than one patient (a study sent to the wrong patient
+ * first, then to the right one; no patient counts as one more). Whatever shares a study as one
+ * thing (a study share, an external study link) refuses such a study: it would carry the other
+ * patient's images along (docs/security.md › Authorization matrix).
+ */
+export const spansPatients = (rows: ReadonlyArray<{ patient_id: string | null }>): boolean =>
+  new Set(rows.map((r) => r.patient_id)).size > 1;

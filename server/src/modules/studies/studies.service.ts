@@ -19,6 +19,7 @@ import type { AuditService } from '../audit/audit.service.ts';
 import type { Actor } from '../auth/actor.ts';
 import type { DicomJson } from '../dicom/dicom-json.ts';
 import { METADATA_PURPOSE, unpackMetadata } from '../dicom/dicom-metadata.ts';
+import { spansPatients } from '../images/study-instance.ts';
 import type { SharingService } from '../sharing/sharing.service.ts';
 import { cardAccess, presentStudy } from './study-presenter.ts';
 import { type StudyEntry, type StudyViewer, createStudiesRepository } from './studies.repository.ts';
@@ -264,9 +265,8 @@ export function createStudiesService({ db, store, audit, sharing, log, listWindo
       const max = body.deidentify ? MAX_DEIDENTIFIED_STUDY_INSTANCES : MAX_SHARED_STUDY_INSTANCES;
       const rows = await manageable(actor, studyUid, max);
       if (rows.length > max) throw tooLarge(StudyMessages.tooManyInstances(max, Boolean(body.deidentify)));
-      // One study share, one patient's images: the same Study UID stored for two patients (a study
-      // sent to the wrong patient first) would carry the other patient's images along.
-      if (new Set(rows.map((r) => r.patient_id)).size > 1) throw conflict(StudyMessages.severalPatients);
+      // One study share, one patient's images (study-instance.ts › spansPatients).
+      if (spansPatients(rows)) throw conflict(StudyMessages.severalPatients);
       return sharing.shareStudy(
         actor,
         {
