@@ -1,12 +1,19 @@
 import { z } from 'zod';
-import { CalendarDateSchema, LIST_MAX_WINDOW, PaginationSchema, pageQuerySchema, uuid } from './common.ts';
+import {
+  CalendarDateSchema,
+  InstantSchema,
+  LIST_MAX_WINDOW,
+  PaginationSchema,
+  pageQuerySchema,
+  uuid,
+} from './common.ts';
 /** Defined without zod, for the web to import alone (docs/architecture.md › Frontend, "Start-up"). */
 export { AUDIT_PAGE_SIZES } from './constants.ts';
 
 /** Offset paging stops here; older rows are reached by narrowing the date range or the filters. */
 export const AUDIT_MAX_WINDOW = LIST_MAX_WINDOW;
 
-const DateOrInstantSchema = z.union([CalendarDateSchema, z.iso.datetime({ offset: true })]);
+const DateOrInstantSchema = z.union([CalendarDateSchema, InstantSchema]);
 
 /**
  * Actions that record a read of another person's data (ids and counts only, never the data).

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { CalendarDateSchema, EmailSchema, SelfRegisterRoleSchema, optionalText } from './common.ts';
+import { DateOfBirthSchema, EmailSchema, SelfRegisterRoleSchema, optionalText } from './common.ts';
 import { PASSWORD_MAX, PASSWORD_MIN } from './constants.ts';
 import { GenderSchema, UserSchema } from './users.ts';
 
@@ -30,7 +30,7 @@ export const RegisterBodySchema = z.strictObject({
   active: z.boolean().optional().describe('Ignored; accounts are activated by the server rules'),
   firstname: z.string().trim().min(1, 'First name is required').max(100),
   lastname: z.string().trim().min(1, 'Last name is required').max(100),
-  dob: z.union([CalendarDateSchema, z.literal('')]).nullish(),
+  dob: z.union([DateOfBirthSchema, z.literal('')]).nullish(),
   gender: z.union([GenderSchema, z.literal('')]).nullish(),
   phone: optionalText(40),
   city: optionalText(100),

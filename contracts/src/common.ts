@@ -116,8 +116,24 @@ export const uuid = (message?: string) => z.uuid(message).toLowerCase();
 
 export const IdParamSchema = z.object({ id: uuid() });
 
+/** Years 0001–9999, as a PostgreSQL date or timestamp holds them: year 0000 would fail the write or the query. */
+const notYearZero = (value: string) => !value.startsWith('0000-');
+const YEAR_RANGE_MESSAGE = 'Enter a date in the years 0001 to 9999';
+
 /** Dates of birth travel as calendar dates (YYYY-MM-DD) so that no time zone can shift them. */
-export const CalendarDateSchema = z.iso.date().describe('Calendar date, YYYY-MM-DD');
+export const CalendarDateSchema = z.iso
+  .date()
+  .refine(notYearZero, YEAR_RANGE_MESSAGE)
+  .describe('Calendar date, YYYY-MM-DD');
+
+/** An ISO 8601 instant with its offset, in the same years. */
+export const InstantSchema = z.iso.datetime({ offset: true }).refine(notYearZero, YEAR_RANGE_MESSAGE);
+
+/** A date of birth: a calendar date not after today anywhere on Earth (the last time zone is UTC+14). */
+export const DateOfBirthSchema = CalendarDateSchema.refine(
+  (value) => value <= new Date(Date.now() + 14 * 3_600_000).toISOString().slice(0, 10),
+  'Date of birth cannot be in the future',
+);
 
 /** Optional free-text field: empty strings are accepted from forms and stored as null. */
 export const optionalText = (max = 200) => z.string().trim().max(max).nullish();

@@ -1,5 +1,12 @@
 import { z } from 'zod';
-import { CalendarDateSchema, RoleNameSchema, optionalText, pageQuerySchema, uuid } from './common.ts';
+import {
+  CalendarDateSchema,
+  DateOfBirthSchema,
+  RoleNameSchema,
+  optionalText,
+  pageQuerySchema,
+  uuid,
+} from './common.ts';
 
 export const GenderSchema = z
   .string()
@@ -41,7 +48,7 @@ export const UpdateProfileBodySchema = z.strictObject({
   firstname: z.string().trim().min(1, 'First name is required').max(100).optional(),
   lastname: z.string().trim().min(1, 'Last name is required').max(100).optional(),
   phone: optionalText(40),
-  dob: z.union([CalendarDateSchema, z.literal('')]).nullish(),
+  dob: z.union([DateOfBirthSchema, z.literal('')]).nullish(),
   gender: z.union([GenderSchema, z.literal('')]).nullish(),
   taxid: optionalText(100),
   city: optionalText(100),

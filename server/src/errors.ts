@@ -45,6 +45,28 @@ export function errorMessage(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
+/** PostgreSQL's (and PGlite's) errors: a five-character SQLSTATE and a severity. */
+export const isDatabaseError = (err: unknown): err is Error & Record<string, unknown> =>
+  err instanceof Error &&
+  /^[0-9A-Z]{5}$/.test(errorCode(err) ?? '') &&
+  typeof (err as { severity?: unknown }).severity === 'string';
+
+/** A quoted value ("…") or a key's values (`=(…)`), as PostgreSQL's messages quote them. */
+const QUOTED_VALUE = /"(?:[^"\\]|\\.)*"|=\([^)]*\)/g;
+
+/**
+ * A text of a database error with the values it quotes masked. PostgreSQL quotes what it refused
+ * (`invalid input syntax for type date: "…"`, `Key (email)=(…) already exists`), and such a value
+ * may be PHI or a secret: logs get this, never the raw text (http/logger.ts › serializeError).
+ */
+export const maskQuotedValues = (text: string): string =>
+  text.replace(QUOTED_VALUE, (v) => (v.startsWith('=') ? '=(…)' : '"…"'));
+
+/** errorMessage for a log line: a database error's quoted values masked. */
+export function loggedMessage(err: unknown): string {
+  return isDatabaseError(err) ? maskQuotedValues(err.message) : errorMessage(err);
+}
+
 /** The `code` a thrown value carries, if any: Node's system errors, pg's and PGlite's SQLSTATE. */
 export function errorCode(err: unknown): string | undefined {
   const code = err !== null && typeof err === 'object' && 'code' in err ? err.code : undefined;

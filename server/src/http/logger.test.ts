@@ -1,6 +1,8 @@
+import { PGlite } from '@electric-sql/pglite';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
+import { loggedMessage } from '../errors.ts';
 import { loggerOptions, prettyStream } from './logger.ts';
 
 function capture() {
@@ -40,5 +42,59 @@ describe('server log format', () => {
     const entry = JSON.parse(out.lines[0]!) as Record<string, unknown>;
     expect(entry.msg).toBe('message sent');
     expect(entry.body).toBe('[redacted]');
+  });
+});
+
+describe('database errors in the log', () => {
+  /** What PGlite throws for a statement: its message quotes the value, and the error carries the query's parameters. */
+  async function refusal(statement: string, params: unknown[]): Promise<unknown> {
+    const db = new PGlite();
+    try {
+      await db.exec(`CREATE TABLE people (email text UNIQUE, dob date)`);
+      await db.query(`INSERT INTO people (email) VALUES ('amina.khan@example.org')`);
+      await db.query(statement, params);
+    } catch (err) {
+      return err;
+    } finally {
+      await db.close();
+    }
+    throw new Error('the statement was not refused');
+  }
+
+  it('never carry the values PostgreSQL quotes, nor the parameters; they keep what names the fault', async () => {
+    const duplicate = await refusal(`INSERT INTO people (email) VALUES ($1)`, ['amina.khan@example.org']);
+    const date = await refusal(`INSERT INTO people (email, dob) VALUES ($1, $2)`, ['b@example.org', '0000-01-01']);
+    // The raw errors do hold them: the check below could not pass by finding nothing.
+    expect(JSON.stringify({ ...(duplicate as object), m: (duplicate as Error).message })).toContain('amina.khan');
+    expect((date as Error).message).toContain('0000-01-01');
+
+    const out = capture();
+    const log = pino(loggerOptions({ env: 'production', logLevel: 'info' }), out.stream);
+    log.error({ err: duplicate }, 'unhandled error');
+    log.error({ err: date }, 'unhandled error');
+    log.warn({ problem: loggedMessage(date) }, 'thumbnail could not be made');
+    const text = out.lines.join('');
+    for (const value of ['amina.khan', 'b@example.org', '0000-01-01']) expect(text).not.toContain(value);
+    const [first, second, third] = out.lines.map((l) => JSON.parse(l) as Record<string, Record<string, string>>);
+    expect(first!.err).toMatchObject({ errorCode: '23505', constraint: 'people_email_key', table: 'people' });
+    expect(first!.err!.message).toBe('duplicate key value violates unique constraint "…"');
+    expect(first!.err).not.toHaveProperty('detail');
+    expect(first!.err).not.toHaveProperty('params');
+    expect(second!.err).toMatchObject({ errorCode: '22008', message: 'date/time field value out of range: "…"' });
+    expect(third!.problem).toBe('date/time field value out of range: "…"');
+  });
+
+  it('keeps other errors as pino writes them, their code too (which the redaction of codes would hide)', () => {
+    const out = capture();
+    const log = pino(loggerOptions({ env: 'production', logLevel: 'info' }), out.stream);
+    log.error({ err: Object.assign(new Error('disk "data" is full'), { code: 'ENOSPC' }) }, 'blob write failed');
+    log.error({ err: { message: 'connect ECONNREFUSED', code: 'ECONNREFUSED' } }, 'mail delivery failed');
+    log.info({ body: { code: '123456' } }, 'a verification code stays redacted');
+    const [disk, mail, body] = out.lines.map((l) => JSON.parse(l) as Record<string, Record<string, unknown>>);
+    expect(disk!.err).toMatchObject({ type: 'Error', message: 'disk "data" is full', errorCode: 'ENOSPC' });
+    expect(disk!.err!.stack).toMatch(/^Error: disk "data" is full/);
+    expect(mail!.err).toEqual({ message: 'connect ECONNREFUSED', errorCode: 'ECONNREFUSED' });
+    expect(body!.body).toBe('[redacted]');
+    expect(out.lines.join('')).not.toContain('123456');
   });
 });

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import nodemailer from 'nodemailer';
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
-import { AppError, errorCode, errorMessage } from '../errors.ts';
+import { AppError, errorCode, loggedMessage } from '../errors.ts';
 
 export interface Mail {
   to: string;
@@ -46,7 +46,7 @@ export function createMailer(config: Config['mail'], log: Logger): Mailer {
           html: mail.html,
         });
       } catch (err) {
-        log.error({ err: { message: errorMessage(err), code: errorCode(err) } }, 'mail delivery failed');
+        log.error({ err: { message: loggedMessage(err), code: errorCode(err) } }, 'mail delivery failed');
         throw new AppError(503, 'mail_unavailable', 'The e-mail could not be sent. Please try again shortly.');
       }
       if (outboxDir) {

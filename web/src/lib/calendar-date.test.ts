@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { formatCalendarDate } from './calendar-date';
+import { formatCalendarDate, todayAsCalendarDate } from './calendar-date';
 
 const originalTz = process.env.TZ;
 
@@ -24,9 +24,22 @@ describe('formatCalendarDate', () => {
     expect(karachi).toBe('29 February 1988');
   });
 
+  it('shows a date of the years 0001–0099 in that year, not in the 1900s', () => {
+    expect(
+      formatCalendarDate('0050-03-01', 'en-GB', { year: 'numeric', month: 'long', day: 'numeric', era: 'short' }),
+    ).toBe('1 March 50 AD');
+  });
+
   it('answers null for a missing or malformed value, so the screen can show N/A', () => {
     expect(formatCalendarDate(null, 'en-PK')).toBeNull();
     expect(formatCalendarDate('', 'en-PK')).toBeNull();
     expect(formatCalendarDate('01/01/1990', 'en-PK')).toBeNull();
+  });
+});
+
+describe('todayAsCalendarDate', () => {
+  it("gives the browser's own day, padded, late in the evening too (not UTC's)", () => {
+    expect(todayAsCalendarDate(new Date(2026, 2, 4, 23, 59))).toBe('2026-03-04');
+    expect(todayAsCalendarDate(new Date(2026, 0, 5, 0, 1))).toBe('2026-01-05');
   });
 });

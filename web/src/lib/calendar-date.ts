@@ -13,11 +13,19 @@ export function formatCalendarDate(
   const match = value ? /^(\d{4})-(\d{2})-(\d{2})$/.exec(value) : null;
   if (!match) return null;
   const [, y, m, d] = match;
-  const date = new Date(Date.UTC(Number(y), Number(m) - 1, Number(d)));
+  const date = new Date(0);
+  // setUTCFullYear, not Date.UTC: that reads the years 0–99 as 1900–1999.
+  date.setUTCFullYear(Number(y), Number(m) - 1, Number(d));
   try {
     return dateTimeFormat(locale, { ...options, timeZone: 'UTC' }).format(date);
   } catch {
     // An unknown locale in the settings must not blank the page.
     return dateTimeFormat(undefined, { ...options, timeZone: 'UTC' }).format(date);
   }
+}
+
+/** Today in the browser's time zone as 'YYYY-MM-DD': the latest date a date-of-birth input offers. */
+export function todayAsCalendarDate(now = new Date()): string {
+  const pad = (n: number) => String(n).padStart(2, '0');
+  return `${now.getFullYear()}-${pad(now.getMonth() + 1)}-${pad(now.getDate())}`;
 }

@@ -16,7 +16,7 @@ import type { Logger } from 'pino';
 import type { FieldEncryption } from '../../crypto/field-encryption.ts';
 import type { Db } from '../../db/db.ts';
 import type { AnalysisRow } from '../../db/schema.ts';
-import { AppError, badRequest, errorMessage, forbidden } from '../../errors.ts';
+import { AppError, badRequest, forbidden, loggedMessage } from '../../errors.ts';
 import { paginationOf } from '../../http/envelope.ts';
 import type { AuditService } from '../audit/audit.service.ts';
 import type { Actor } from '../auth/actor.ts';
@@ -107,7 +107,7 @@ export function createAnalysisService({ db, images, dicom, audit, encryption, pr
         await provider.analyze(input).catch((err: unknown) => {
           if (err instanceof AppError) throw err;
           // The provider could not read the pixels (a file sharp or the DICOM decoder refuses).
-          log.warn({ imageId, problem: errorMessage(err) }, 'analysis input could not be decoded');
+          log.warn({ imageId, problem: loggedMessage(err) }, 'analysis input could not be decoded');
           throw badRequest(AnalysisTexts.undecodable);
         }),
       );

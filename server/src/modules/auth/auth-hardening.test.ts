@@ -362,6 +362,16 @@ describe('registration with an e-mail that already has an account', () => {
     expect(provider.json()).toMatchObject({ data: { pending: true }, message: AuthMessages.providerUnderReview });
   });
 
+  it('refuses an impossible date of birth alike (400) for a new and a taken e-mail', async () => {
+    const owner = await newUser(t, 'patient');
+    for (const dob of ['0000-01-01', '9999-12-31']) {
+      const fresh = await post('/api/auth/register', { ...body(`${uniqueName('new')}@example.org`), dob });
+      const taken = await post('/api/auth/register', { ...body(owner.user.email), dob });
+      expect(fresh.statusCode, `${dob}: ${fresh.body}`).toBe(400);
+      expect(taken.json()).toEqual(fresh.json());
+    }
+  });
+
   it('fails alike during an SMTP outage', async () => {
     const owner = await newUser(t, 'patient');
     t.smtp.setFailing(true);

@@ -20,9 +20,9 @@ import {
   type AppError,
   badRequest,
   conflict,
-  errorMessage,
   forbidden,
   isUniqueViolation,
+  loggedMessage,
   tooManyRequests,
   unauthenticated,
   validationFailed,
@@ -206,7 +206,7 @@ export function createAuthService(deps: Deps) {
   function runAfterAnswer(userId: string, failure: string, task: () => Promise<void>) {
     // Started on the next turn of the event loop, once the answer has been written.
     const work = new Promise<void>((resolve) => setImmediate(resolve)).then(task).catch((err: unknown) => {
-      deps.log.error({ err: { message: errorMessage(err) }, userId }, failure);
+      deps.log.error({ err: { message: loggedMessage(err) }, userId }, failure);
     });
     pendingWork.add(work);
     void work.finally(() => pendingWork.delete(work));

@@ -255,14 +255,27 @@ const intString = (ds: DataSet, tag: string): number | null => {
   return Number.isFinite(n) ? n : null;
 };
 
-/** 'YYYYMMDD' to 'YYYY-MM-DD', or null when it is not a plausible date. */
+/**
+ * 'YYYY-MM-DD' when the four-, two- and two-digit parts name a day of the calendar in years 0001–9999
+ * (what a PostgreSQL date column holds: year 0000 is out of its range), else null. No `Date.UTC`: it
+ * reads years 0–99 as 1900–1999.
+ */
+export function calendarDate(year: string, month: string, day: string): string | null {
+  const [y, m, d] = [Number(year), Number(month), Number(day)];
+  if (y < 1 || m < 1 || m > 12 || d < 1) return null;
+  const leap = (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0;
+  const days = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][m - 1]!;
+  return d <= days ? `${year}-${month}-${day}` : null;
+}
+
+/**
+ * A DA value ('YYYYMMDD', or the old 'YYYY.MM.DD') as 'YYYY-MM-DD', or null when it is no day of
+ * the calendar: such a file is stored with the column empty, never refused for its date.
+ */
 export function dicomDate(value: string | null): string | null {
   if (!value) return null;
   const m = /^(\d{4})(\d{2})(\d{2})$/.exec(value.replace(/[.-]/g, ''));
-  if (!m) return null;
-  const [, y, mo, d] = m;
-  if (Number(mo) < 1 || Number(mo) > 12 || Number(d) < 1 || Number(d) > 31) return null;
-  return `${y}-${mo}-${d}`;
+  return m ? calendarDate(m[1]!, m[2]!, m[3]!) : null;
 }
 
 /** Non-PHI attributes kept in columns (and shown on list items). */

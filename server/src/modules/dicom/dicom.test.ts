@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type SignedIn, type TestApp, createTestApp, newUser } from '../../../test/harness.ts';
 import { codeIn } from '../../../test/smtp.ts';
 import { bytesOf, fixture, uploadFile } from '../images/images.test-helpers.ts';
+import { generateStudy } from '../studies/studies.test-helpers.ts';
 import { DicomMessages } from './dicom-core.ts';
 import { NO_DCMTK, dcmdump, hasDcmtk } from './dicom-test-helpers.ts';
 import { PROFILE } from './deidentify.ts';
@@ -111,6 +112,21 @@ describe('upload of DICOM objects', () => {
       expect(doc2.statusCode, doc2.body).toBe(201);
       expect(doc2.json().data.dicom.kind).toBe('document');
       expect(doc2.json().data.thumbnailStatus).toBe('none');
+    }
+  });
+
+  it('stores a file whose Study Date is no day of the calendar, with the date left empty; a real leap day is kept', async () => {
+    for (const [studyDate, stored] of [
+      ['20230231', null],
+      ['00000101', null],
+      ['20231301', null],
+      ['20240229', '2024-02-29'],
+      ['20230229', null],
+    ] as const) {
+      const file = generateStudy([1], { extra: [`(0008,0020)=${studyDate}`] }).series[0]!.instances[0]!.file;
+      const res = await uploadFile(t, doc.token, file, { caption: `Study of ${studyDate}` });
+      expect(res.statusCode, `${studyDate}: ${res.body}`).toBe(201);
+      expect(res.json().data.dicom.studyDate, studyDate).toBe(stored);
     }
   });
 

@@ -595,7 +595,7 @@ describe('QIDO-RS', () => {
     expect(await sopsOf('StudyDate=20160101-')).toEqual([uploaded.lossy!.sop]);
     expect(await sopsOf('00080020=-20040119')).toEqual([uploaded.x1!.sop, uploaded.x2!.sop].sort());
     expect(await sopsOf('StudyDate=20040801-20061231')).toEqual([uploaded.implicit!.sop, uploaded.jpeg!.sop].sort());
-    for (const bad of ['2016', '20160230', '-', '20160101-2016'])
+    for (const bad of ['2016', '20160230', '-', '20160101-2016', '00000101', '-00000101', '00000101-'])
       expect((await get(`${base}/instances?StudyDate=${bad}`, doc.token)).statusCode, bad).toBe(400);
   });
 

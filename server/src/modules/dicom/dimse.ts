@@ -5,7 +5,7 @@ import type { AddressInfo, Server as NetServer, Socket } from 'node:net';
 import { PassThrough, type Writable } from 'node:stream';
 import type { Logger } from 'pino';
 import type { Config } from '../../config.ts';
-import { AppError, badRequest, errorMessage } from '../../errors.ts';
+import { AppError, badRequest, loggedMessage } from '../../errors.ts';
 import type { AuditService } from '../audit/audit.service.ts';
 import type { Actor } from '../auth/actor.ts';
 import type { DicomHead } from './dicom-head.ts';
@@ -138,7 +138,7 @@ export function createDimseReceiver(deps: DimseDeps) {
 
     private async decide(association: Association) {
       const admitted = await admit(association, this.peer).catch((err: unknown) => {
-        log.error({ err: { message: errorMessage(err) } }, 'DIMSE association check failed');
+        log.error({ err: { message: loggedMessage(err) } }, 'DIMSE association check failed');
         return { refused: RejectReason.NoReasonGiven, why: 'check failed', calling: '' };
       });
       const who = `calling_ae=${admitted.calling} called_ae=${association.getCalledAeTitle().trim()}`;
@@ -271,7 +271,7 @@ export function createDimseReceiver(deps: DimseDeps) {
           resolve({ port: address?.port ?? config.port!, tls: config.tls !== null });
         });
         scp.on('networkError', (err: Error) => {
-          log.warn({ err: { message: errorMessage(err) } }, 'DIMSE network error');
+          log.warn({ err: { message: loggedMessage(err) } }, 'DIMSE network error');
           reject(err);
         });
         scp.listen(config.port!, {

@@ -2,7 +2,7 @@ import { type Image, StowFailureReason } from '@medshare/contracts';
 import type { Readable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import type { Logger } from 'pino';
-import { AppError, badRequest, errorCode, errorMessage, errorStatus } from '../../errors.ts';
+import { AppError, badRequest, errorCode, errorMessage, errorStatus, loggedMessage } from '../../errors.ts';
 import type { Actor } from '../auth/actor.ts';
 import type { ImagesService } from '../images/images.service.ts';
 import type { UploadPart } from '../images/upload.ts';
@@ -117,7 +117,7 @@ export function createIngest({ images, log }: { images: Pick<ImagesService, 'upl
       const { image, duplicate } = await images.upload(actor, () => parts(), options.ip);
       return { stored: true, duplicate, image, head: await probe.head };
     } catch (error) {
-      if (!(error instanceof AppError)) log.error({ err: { message: errorMessage(error) } }, 'instance not stored');
+      if (!(error instanceof AppError)) log.error({ err: { message: loggedMessage(error) } }, 'instance not stored');
       if (!probe.destroyed) probe.destroy();
       return { stored: false, error, head: await probe.head };
     } finally {

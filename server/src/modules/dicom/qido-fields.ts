@@ -1,5 +1,6 @@
 import { badRequest } from '../../errors.ts';
 import { PROFILE, rangeAction } from './confidentiality-profile.ts';
+import { calendarDate } from './dicom-core.ts';
 import type { DicomJson } from './dicom-json.ts';
 import { capText, textCapOf } from './text-caps.ts';
 
@@ -334,11 +335,7 @@ export function textMatcher(filters: TextFilter[], fuzzy: boolean): (json: Dicom
 export function studyDateRange(value: string): { from?: string; to?: string } | null {
   const iso = (d: string) => {
     const m = /^(\d{4})(\d{2})(\d{2})$/.exec(d);
-    if (!m) return null;
-    const date = new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])));
-    return date.getUTCDate() === Number(m[3]) && date.getUTCMonth() === Number(m[2]) - 1
-      ? `${m[1]}-${m[2]}-${m[3]}`
-      : null;
+    return m ? calendarDate(m[1]!, m[2]!, m[3]!) : null;
   };
   const range = /^(\d{8})?-(\d{8})?$/.exec(value);
   if (!range) {

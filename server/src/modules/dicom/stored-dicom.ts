@@ -2,7 +2,7 @@ import type { Readable } from 'node:stream';
 import type { Logger } from 'pino';
 import { type ExpectedPlaintext, IntegrityError, type WrappedKey } from '../../crypto/envelope.ts';
 import type { ImageRow } from '../../db/schema.ts';
-import { AppError, errorMessage } from '../../errors.ts';
+import { AppError, loggedMessage } from '../../errors.ts';
 import type { EncryptedStore } from '../../storage/encrypted-store.ts';
 import { BlobNotFoundError } from '../../storage/storage.ts';
 import type { DicomEngine } from './dicom-engine.ts';
@@ -105,7 +105,7 @@ export function createStoredDicom({ store, repo, engine, log }: Deps) {
         const packed = await engine.metadata(loader(image), owner);
         const sealed = sealMetadata(image, packed);
         await (replace ? repo.replaceMetadata(image.id, sealed) : repo.saveMetadata(image.id, sealed)).catch(
-          (err: unknown) => log.warn({ imageId: image.id, problem: errorMessage(err) }, 'DICOM metadata not stored'),
+          (err: unknown) => log.warn({ imageId: image.id, problem: loggedMessage(err) }, 'DICOM metadata not stored'),
         );
         return unpackMetadata(packed);
       })().finally(() => making.delete(image.id));

@@ -5,7 +5,7 @@ import type { Logger } from 'pino';
 import { IntegrityError } from '../../crypto/envelope.ts';
 import type { Db } from '../../db/db.ts';
 import type { ImageRow, ImagesTable } from '../../db/schema.ts';
-import { AppError, badRequest, conflict, errorMessage, notFound } from '../../errors.ts';
+import { AppError, badRequest, conflict, loggedMessage, notFound } from '../../errors.ts';
 import type { EncryptedStore, SealedObject } from '../../storage/encrypted-store.ts';
 import { BlobNotFoundError } from '../../storage/storage.ts';
 import type { AuditEvent } from '../audit/audit.service.ts';
@@ -149,7 +149,7 @@ export function createStudyCopies({ store, engine, images, log, concurrency = 2 
         if (failed) throw failed.reason;
       } catch (err) {
         await removeBlobs(made);
-        log.warn({ problem: errorMessage(err), copies: made.length }, 'de-identified study copy abandoned');
+        log.warn({ problem: loggedMessage(err), copies: made.length }, 'de-identified study copy abandoned');
         throw err;
       }
       const bySource = new Map(made.map((m) => [m.source.id, m.id]));

@@ -14,7 +14,7 @@ import type { PasswordHasher } from '../../crypto/passwords.ts';
 import type { Db } from '../../db/db.ts';
 import type { ImageRow } from '../../db/schema.ts';
 import { createGroupCommit } from '../../db/group-commit.ts';
-import { AppError, errorMessage, forbidden, notFound, unavailable } from '../../errors.ts';
+import { AppError, forbidden, loggedMessage, notFound, unavailable } from '../../errors.ts';
 import { assertInWindow, windowedPagination } from '../../http/list-window.ts';
 import type { EncryptedStore } from '../../storage/encrypted-store.ts';
 import { freeBuffer } from '../../storage/free-buffer.ts';
@@ -225,7 +225,7 @@ export function createImagesService(deps: Deps) {
       }
       if (err instanceof AppError) throw err;
       // The store itself is away (S3 down, I/O error): say so rather than a bare 500.
-      log.error({ imageId: image.id, problem: errorMessage(err) }, 'blob store read failed');
+      log.error({ imageId: image.id, problem: loggedMessage(err) }, 'blob store read failed');
       throw unavailable('The file store is unavailable. Please try again shortly.');
     }
     if (!Buffer.isBuffer(body))
@@ -378,7 +378,7 @@ export function createImagesService(deps: Deps) {
           await store.storage
             .delete(key)
             .catch((err: unknown) =>
-              log.warn({ imageId: image.id, problem: errorMessage(err) }, 'blob removal deferred to the sweeper'),
+              log.warn({ imageId: image.id, problem: loggedMessage(err) }, 'blob removal deferred to the sweeper'),
             );
       }
     },

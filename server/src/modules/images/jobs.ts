@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { errorMessage } from '../../errors.ts';
+import { loggedMessage } from '../../errors.ts';
 import type { EncryptedStore } from '../../storage/encrypted-store.ts';
 import type { DicomEngine } from '../dicom/dicom-engine.ts';
 import type { ImagesRepository } from './images.repository.ts';
@@ -32,7 +32,7 @@ export function createImageJobs(deps: {
   /** Runs a task nobody awaits: its failure is logged, and idle() waits for it. */
   const track = (p: Promise<unknown>) => {
     const t = p
-      .catch((err: unknown) => log.error({ err: { message: errorMessage(err) } }, 'background task failed'))
+      .catch((err: unknown) => log.error({ err: { message: loggedMessage(err) } }, 'background task failed'))
       .finally(() => background.delete(t));
     background.add(t);
   };

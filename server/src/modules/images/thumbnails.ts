@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import sharp, { type Sharp } from 'sharp';
-import { errorMessage } from '../../errors.ts';
+import { loggedMessage } from '../../errors.ts';
 import type { EncryptedStore } from '../../storage/encrypted-store.ts';
 import { MAX_FRAME_PIXELS } from '../dicom/dicom-core.ts';
 import type { ThumbnailPixels } from '../dicom/thumbnail-frame.ts';
@@ -142,7 +142,7 @@ export function createThumbnailer({
       // Deleted meanwhile, or another maker recorded theirs first: this attempt's file is nobody's.
       if (!recorded) await store.storage.delete(key);
     } catch (err) {
-      log.warn({ imageId: id, problem: errorMessage(err) }, 'thumbnail could not be made');
+      log.warn({ imageId: id, problem: loggedMessage(err) }, 'thumbnail could not be made');
       // Only a thumbnail still pending fails: another maker's recorded one stays.
       await repo.setThumbnailStatus(id, 'failed', 'pending');
     }
@@ -156,7 +156,7 @@ export function createThumbnailer({
         // A row not answered is an image deleted since it was queued: nothing to make.
         const rows = await repo.getThumbnailSources(ids).catch((err: unknown) => {
           // Left 'pending': the next resumePending (the sweep, a restart) queues them again.
-          log.error({ imageIds: ids, problem: errorMessage(err) }, 'thumbnail rows could not be read');
+          log.error({ imageIds: ids, problem: loggedMessage(err) }, 'thumbnail rows could not be read');
           return [];
         });
         const byId = new Map(rows.map((row) => [row.id, row]));
@@ -167,7 +167,7 @@ export function createThumbnailer({
           while (deferWhile() && Date.now() - since < THUMBNAIL_MAX_DEFER_MS)
             await new Promise((r) => setTimeout(r, DEFER_POLL_MS));
           await make(image).catch((err: unknown) =>
-            log.error({ imageId: id, problem: errorMessage(err) }, 'thumbnail job failed'),
+            log.error({ imageId: id, problem: loggedMessage(err) }, 'thumbnail job failed'),
           );
         }
       } finally {

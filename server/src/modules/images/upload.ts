@@ -14,9 +14,9 @@ import {
   AppError,
   badRequest,
   errorCode,
-  errorMessage,
   errorStatus,
   forbidden,
+  loggedMessage,
   refusedForCertain,
   tooLarge,
   unavailable,
@@ -201,7 +201,7 @@ export function createUploader(deps: Deps) {
       // Our own refusals (type, size) pass as they are; a store that cannot write (disk full,
       // read-only, bucket unreachable) is an outage the client may retry, not a 500.
       if (err instanceof AppError || errorStatus(err) !== undefined) throw err;
-      log.error({ err: { message: errorMessage(err), code: errorCode(err) } }, 'blob write failed');
+      log.error({ err: { message: loggedMessage(err), code: errorCode(err) } }, 'blob write failed');
       throw unavailable('The file could not be stored right now. Please try again shortly.');
     }
     const detected = type as unknown as ImageContentType;

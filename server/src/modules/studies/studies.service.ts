@@ -12,7 +12,7 @@ import {
 } from '@medshare/contracts';
 import type { Logger } from 'pino';
 import type { Db } from '../../db/db.ts';
-import { conflict, errorMessage, forbidden, notFound, tooLarge } from '../../errors.ts';
+import { conflict, forbidden, loggedMessage, notFound, tooLarge } from '../../errors.ts';
 import { assertInWindow, windowedPagination } from '../../http/list-window.ts';
 import type { EncryptedStore } from '../../storage/encrypted-store.ts';
 import type { AuditService } from '../audit/audit.service.ts';
@@ -101,7 +101,7 @@ export function createStudiesService({ db, store, audit, sharing, log, listWindo
       };
     } catch (err) {
       // A card or a page without descriptions is still right; the file itself answers its own reads.
-      log.warn({ imageId: image.id, problem: errorMessage(err) }, 'DICOM metadata of a study instance cannot be read');
+      log.warn({ imageId: image.id, problem: loggedMessage(err) }, 'DICOM metadata of a study instance cannot be read');
       return null;
     }
   }

@@ -166,6 +166,18 @@ describe('PUT /api/users/profile', () => {
     for (const f of ['firstname', 'dob', 'gender', 'role', 'email']) expect(fields).toContain(f);
   });
 
+  it('refuses a date of birth in the year 0000 or in the future with 400, changing nothing', async () => {
+    const u = await newUser(t, 'patient');
+    expect((await req('PUT', '/api/users/profile', u.token, { dob: '1991-02-28' })).statusCode).toBe(200);
+    const tomorrowEverywhere = new Date(Date.now() + 2 * 86_400_000).toISOString().slice(0, 10);
+    for (const dob of ['0000-01-01', tomorrowEverywhere]) {
+      const res = await req('PUT', '/api/users/profile', u.token, { dob });
+      expect(res.statusCode, `${dob}: ${res.body}`).toBe(400);
+      expect(res.json().errors.map((e: { field: string }) => e.field)).toContain('dob');
+    }
+    expect((await req('GET', '/api/users/profile', u.token)).json().data.dob).toBe('1991-02-28');
+  });
+
   it('refuses patient-only fields from a provider and provider-only fields from a patient, but accepts them empty', async () => {
     const fromProvider = await req('PUT', '/api/users/profile', provider.token, {
       bloodgroup: 'A+',

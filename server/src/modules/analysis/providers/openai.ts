@@ -1,7 +1,7 @@
 import { type AnalysisFindings, AnalysisFindingsSchema, AnalysisTexts } from '@medshare/contracts';
 import type { Logger } from 'pino';
 import { z } from 'zod';
-import { AppError, errorMessage } from '../../../errors.ts';
+import { AppError, loggedMessage } from '../../../errors.ts';
 import { type AnalysisInput, type AnalysisMetadata, type AnalysisProvider, sharpOf } from './provider.ts';
 
 /**
@@ -92,7 +92,7 @@ export function createOpenAiProvider(settings: OpenAiSettings, log: Logger): Ana
         log.warn({ timeoutMs: settings.timeoutMs }, 'analysis provider timed out');
         throw new AppError(504, 'analysis_timeout', AnalysisTexts.timeout(Math.round(settings.timeoutMs / 1000)));
       }
-      log.warn({ problem: errorMessage(err) }, 'analysis provider unreachable');
+      log.warn({ problem: loggedMessage(err) }, 'analysis provider unreachable');
       throw new AppError(502, 'analysis_provider_unreachable', AnalysisTexts.providerUnreachable);
     }
   }

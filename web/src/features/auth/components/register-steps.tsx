@@ -9,6 +9,7 @@ import Typography from '@mui/material/Typography';
 import type { ReactNode } from 'react';
 import { PasswordField } from '../../../components/form/password-field';
 import { PasswordRules, passwordRulesSummaryId, type PasswordCheck } from '../../../components/form/password-rules';
+import { todayAsCalendarDate } from '../../../lib/calendar-date';
 import type { RegisterFormState, RegisterRole } from './register-form-state';
 
 type StepProps = {
@@ -126,7 +127,7 @@ export function PersonalStep(step: StepProps) {
         label="Date of birth"
         type="date"
         autoComplete="bday"
-        slotProps={{ inputLabel: { shrink: true } }}
+        slotProps={{ inputLabel: { shrink: true }, htmlInput: { max: todayAsCalendarDate() } }}
       />
       <TextField
         select

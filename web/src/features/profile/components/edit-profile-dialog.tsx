@@ -10,6 +10,7 @@ import useMediaQuery from '@mui/material/useMediaQuery';
 import type { User } from '@medshare/contracts';
 import { Fragment, useState, type FormEvent } from 'react';
 import { ApiError } from '../../../lib/api-client';
+import { todayAsCalendarDate } from '../../../lib/calendar-date';
 import { fieldErrorInline } from '../../../lib/error-text';
 import { toast, toastApiError } from '../../../lib/notify';
 import { updateProfile as mergeProfile } from '../../../lib/session';
@@ -84,7 +85,11 @@ function EditProfileForm({ user, onClose }: { user: User; onClose: () => void })
                 minRows={field.multiline ? 3 : undefined}
                 required={field.key === 'firstname' || field.key === 'lastname'}
                 sx={field.multiline ? { gridColumn: '1 / -1' } : undefined}
-                slotProps={field.type === 'date' ? { inputLabel: { shrink: true } } : undefined}
+                slotProps={
+                  field.type === 'date'
+                    ? { inputLabel: { shrink: true }, htmlInput: { max: todayAsCalendarDate() } }
+                    : undefined
+                }
               />
               {field.key === 'dob' && (
                 <TextField
