@@ -326,7 +326,17 @@ export function createExternalSharesService(deps: Deps) {
         scope === 'all' ? repo.listAll(MAX_LISTED) : repo.listByCreator(actor.userId, MAX_LISTED),
         settings.effective(),
       ]);
-      return { items: await presentAll(rows), maxHours: externalShareMaxHours };
+      const items = await presentAll(rows);
+      // Everyone's links (recipients' addresses, captions, sharers) are others' data: audited before the answer.
+      if (scope === 'all')
+        await audit.record({
+          userId: actor.userId,
+          action: 'external_share.list.read',
+          table: 'external_shares',
+          ip: actor.ip,
+          reason: `scope=all listed=${items.length}`,
+        });
+      return { items, maxHours: externalShareMaxHours };
     },
 
     async revoke(actor: Actor, id: string): Promise<ExternalShare> {

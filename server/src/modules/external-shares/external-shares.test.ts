@@ -531,8 +531,20 @@ describe('an administrator', () => {
       recipientEmail: share.recipientEmail,
       state: 'active',
     });
+    // A read of others' links, audited; their own list is not.
+    const listReads = () =>
+      db()
+        .selectFrom('audit_logs')
+        .select('reason')
+        .where('action_type', '=', 'external_share.list.read')
+        .where('user_id', '=', admin.user.id)
+        .orderBy('id')
+        .execute();
+    expect((await listReads()).at(-1)?.reason).toBe(`scope=all listed=${all.length}`);
+    const reads = (await listReads()).length;
     // Their own list stays their own.
     const own = (await json('/api/external-shares', 'GET', undefined, admin.token)).json().data.items;
+    expect(await listReads()).toHaveLength(reads);
     expect(own.find((s: { id: string }) => s.id === share.id)).toBeUndefined();
 
     expect((await json(`/api/external-shares/${share.id}/reissue`, 'POST', undefined, admin.token)).statusCode).toBe(
