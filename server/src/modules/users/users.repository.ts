@@ -485,12 +485,19 @@ export function createUsersRepository(db: Db) {
 
     create: (user: NewUser) => db.insertInto('users').values(user).returning('id').executeTakeFirstOrThrow(),
 
-    update: (id: string, patch: UserUpdate) =>
-      db
+    /**
+     * Changes a live account; false when there is none (deleted, maybe by a request that committed
+     * while the caller's read was in flight: a scrubbed row must never get its fields back).
+     */
+    update: async (id: string, patch: UserUpdate): Promise<boolean> => {
+      const result = await db
         .updateTable('users')
         .set({ ...patch, updated_at: new Date() })
         .where('id', '=', id)
-        .execute(),
+        .where('deleted_at', 'is', null)
+        .executeTakeFirst();
+      return result.numUpdatedRows > 0n;
+    },
 
     /** Counts a failed password and locks the account for a growing time every fifth failure. */
     async recordFailedLogin(id: string): Promise<{ failedLogins: number; lockedUntil: Date | null }> {

@@ -193,7 +193,7 @@ export function createUsersService(deps: Deps) {
       );
       if (changed.length) {
         await transaction.run(async ({ users: txUsers, audit: auditInTx }) => {
-          await txUsers.update(actor.userId, patch);
+          if (!(await txUsers.update(actor.userId, patch))) throw notFound('User not found');
           // Field names only: the values are personal data.
           await auditInTx([
             {
@@ -207,7 +207,9 @@ export function createUsersService(deps: Deps) {
           ]);
         });
       }
-      return presentUser((await users.getById(actor.userId))!);
+      const updated = await users.getById(actor.userId);
+      if (!updated) throw notFound('User not found');
+      return presentUser(updated);
     },
 
     /** Deletes one's own account after checking the password; wrong passwords count toward the login lockout. */
@@ -413,15 +415,19 @@ export function createUsersService(deps: Deps) {
         ip: actor.ip,
       };
       await transaction.run(async ({ users: txUsers, audit: auditInTx }) => {
-        if (activate) await txUsers.update(id, { active: true, approved_at: target.approved_at ?? new Date() });
-        else {
+        // A deletion that committed since the read above leaves no account to change: 404, nothing written.
+        const gone = () => notFound('User not found');
+        if (activate) {
+          if (!(await txUsers.update(id, { active: true, approved_at: target.approved_at ?? new Date() })))
+            throw gone();
+        } else {
           // Locked, so that two admins deactivating each other at once cannot both pass.
           if (target.role === 'admin') {
             const admins = await txUsers.lockActiveAdmins();
             if (admins.length <= 1 && admins.includes(target.id))
               throw conflict('The last active administrator cannot be deactivated');
           }
-          await txUsers.update(id, { active: false });
+          if (!(await txUsers.update(id, { active: false }))) throw gone();
         }
         await auditInTx([event]);
       });
@@ -431,7 +437,9 @@ export function createUsersService(deps: Deps) {
         // The approval stands even if the courtesy mail cannot go out now.
         await mailer.send({ to: target.email, ...mail }).catch(() => undefined);
       }
-      return presentUser((await users.getById(id))!);
+      const updated = await users.getById(id);
+      if (!updated) throw notFound('User not found');
+      return presentUser(updated);
     },
   };
 }

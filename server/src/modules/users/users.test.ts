@@ -936,6 +936,61 @@ describe('deactivation and the last active admin', () => {
   });
 });
 
+describe('changes racing the account deletion', () => {
+  const rowOf = (id: string) =>
+    t.app.ctx.database.db
+      .selectFrom('users')
+      .select(['active', 'deleted_at', 'firstname', 'phone', 'address'])
+      .where('id', '=', id)
+      .executeTakeFirstOrThrow();
+  const actionsOn = async (id: string) =>
+    (
+      await t.app.ctx.database.db
+        .selectFrom('audit_logs')
+        .select('action_type')
+        .where('record_id', '=', id)
+        .where((eb) => eb.or([eb('action_type', 'like', 'user.%'), eb('action_type', 'like', 'account.%')]))
+        .orderBy('id')
+        .execute()
+    ).map((r) => r.action_type);
+
+  it('a status toggle sent with the deletion answers 404 once the account is gone, never 500, and never reactivates it', async () => {
+    for (let i = 0; i < 5; i++) {
+      const u = await newUser(t, 'patient');
+      expect((await req('PUT', `/api/users/toggleUserStatus/${u.user.id}`, admin.token)).statusCode).toBe(200);
+      const [deleted, toggled] = await Promise.all([
+        req('DELETE', `/api/users/${u.user.id}`, admin.token),
+        req('PUT', `/api/users/toggleUserStatus/${u.user.id}`, admin.token),
+      ]);
+      expect(deleted.statusCode, deleted.body).toBe(200);
+      expect([200, 404], toggled.body).toContain(toggled.statusCode);
+      const row = await rowOf(u.user.id);
+      expect(row.deleted_at).not.toBeNull();
+      expect(row.active).toBe(false);
+      // Nothing is recorded as done to the account after its deletion.
+      expect((await actionsOn(u.user.id)).at(-1)).toBe('user.delete');
+    }
+  });
+
+  it('a profile edit sent with the deletion never writes personal data back onto the scrubbed account', async () => {
+    for (let i = 0; i < 5; i++) {
+      const u = await newUser(t, 'patient');
+      const [deleted, edited] = await Promise.all([
+        req('DELETE', '/api/users/profile', u.token, { password: u.password }),
+        req('PUT', '/api/users/profile', u.token, {
+          firstname: 'Resurrected',
+          phone: '+1 555 0100',
+          address: '1 Secret St',
+        }),
+      ]);
+      expect(deleted.statusCode, deleted.body).toBe(200);
+      expect([200, 401, 404], edited.body).toContain(edited.statusCode);
+      expect(await rowOf(u.user.id)).toMatchObject({ firstname: 'Deleted', phone: null, address: null });
+      expect((await actionsOn(u.user.id)).at(-1)).toBe('account.delete');
+    }
+  });
+});
+
 describe('bad input never answers 5xx', () => {
   it('answers 4xx with the envelope for junk bodies on the people routes', async () => {
     const bodies = [
