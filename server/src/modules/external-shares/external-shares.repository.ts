@@ -165,9 +165,13 @@ export function createExternalSharesRepository(db: Db) {
       return row?.revoked_at ?? null;
     },
 
-    /** A new link and code: the old link and every credential it gave end (generation), tries start again. */
-    reissue: async (id: string, tokenHash: string, codeHash: string): Promise<void> => {
-      await db
+    /**
+     * A new link and code: the old link and every credential it gave end (generation), tries start
+     * again. Only a share still running (not revoked, not expired, either of which may have happened
+     * since the caller read it); false otherwise.
+     */
+    reissue: async (id: string, tokenHash: string, codeHash: string): Promise<boolean> => {
+      const result = await db
         .updateTable('external_shares')
         .set((eb) => ({
           token_hash: tokenHash,
@@ -177,7 +181,10 @@ export function createExternalSharesRepository(db: Db) {
           locked_at: null,
         }))
         .where('id', '=', id)
-        .execute();
+        .where('revoked_at', 'is', null)
+        .where('expires_at', '>', sql<Date>`now()`)
+        .executeTakeFirst();
+      return result.numUpdatedRows > 0n;
     },
 
     countView: async (id: string, at: Date): Promise<void> => {

@@ -365,13 +365,14 @@ export function createExternalSharesService(deps: Deps) {
     async reissue(actor: Actor, id: string): Promise<ExternalShareIssued> {
       const share = await ownShare(actor, id);
       const state = stateOf(share);
-      if (state === 'revoked' || state === 'expired')
-        throw new AppError(409, 'conflict', 'This share has ended: share again instead.');
+      const ended = () => new AppError(409, 'conflict', 'This share has ended: share again instead.');
+      if (state === 'revoked' || state === 'expired') throw ended();
       const token = generateLinkToken();
       const code = generateCode();
       const codeHash = await hasher.hash(code);
       await transaction.run(async ({ shares }) => {
-        await shares.reissue(share.id, sha256Hex(token), codeHash);
+        // Revoked or expired since the read above: no new link is made, mailed or recorded.
+        if (!(await shares.reissue(share.id, sha256Hex(token), codeHash))) throw ended();
         await shares.appendAudit(
           audit.inStatement([
             {

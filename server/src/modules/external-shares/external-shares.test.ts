@@ -275,6 +275,41 @@ describe('guessing', () => {
     await json(`/api/external-shares/${share.id}/reissue`, 'POST', undefined, patient.token);
     expect((await asHolder('/api/external/view', cookie)).statusCode).toBe(401);
   });
+
+  it('a re-issue that loses to a revoke answers 409 and mails nothing: no dead link goes out', async () => {
+    const id = await patientImage();
+    let lost = 0;
+    for (let i = 0; i < 5; i++) {
+      const { share, email } = await shareByLink(id);
+      const mails = t.smtp.countTo(email);
+      const reissuing = json(`/api/external-shares/${share.id}/reissue`, 'POST', undefined, patient.token);
+      // The revoke lands while the new code is hashed.
+      await new Promise((r) => setTimeout(r, i % 3));
+      const revoking = json(`/api/external-shares/${share.id}`, 'DELETE', undefined, patient.token);
+      const [reissued, revoked] = await Promise.all([reissuing, revoking]);
+      expect(revoked.statusCode, revoked.body).toBe(200);
+      const actions = (
+        await db()
+          .selectFrom('audit_logs')
+          .select('action_type')
+          .where('record_id', '=', share.id)
+          .where('action_type', 'in', ['external_share.reissue', 'external_share.revoke'])
+          .orderBy('id')
+          .execute()
+      ).map((r) => r.action_type);
+      await new Promise((r) => setTimeout(r, 50));
+      if (reissued.statusCode === 200) {
+        expect(actions).toEqual(['external_share.reissue', 'external_share.revoke']);
+        expect(t.smtp.countTo(email)).toBe(mails + 1);
+      } else {
+        lost += 1;
+        expect(reissued.statusCode, reissued.body).toBe(409);
+        expect(actions).toEqual(['external_share.revoke']);
+        expect(t.smtp.countTo(email)).toBe(mails);
+      }
+    }
+    expect(lost).toBeGreaterThan(0);
+  });
 });
 
 describe('throttling by address', () => {

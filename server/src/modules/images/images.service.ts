@@ -366,7 +366,8 @@ export function createImagesService(deps: Deps) {
         throw forbidden('Only the uploader or an administrator can delete this image');
       const { image } = found;
       await transaction.run(async ({ images, audit: auditInTx }) => {
-        await images.markDeleted(image.id, new Date());
+        // Deleted by a request that committed since the read above (a double click): that one is recorded.
+        if (!(await images.markDeleted(image.id, new Date()))) throw notFound('Image not found');
         await auditInTx([
           { userId: actor.userId, action: 'image.delete', table: 'images', recordId: image.id, ip: actor.ip },
         ]);
@@ -410,7 +411,6 @@ export function createImagesService(deps: Deps) {
       return found ? { image: found.image, content: found.access.content, manage: found.access.manage } : null;
     },
 
-    /** For the DICOM module: make the thumbnail of a row it inserted (a de-identified copy). */
     /** For the DICOM module: make the thumbnail of a row it inserted (a de-identified copy). */
     enqueueThumbnail: (id: string) => jobs.enqueueThumbnail(id),
 

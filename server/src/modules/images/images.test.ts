@@ -500,6 +500,22 @@ describe('list window', () => {
 });
 
 describe('delete', () => {
+  it('a double click deletes once: the second request answers 404 and one image.delete row is written', async () => {
+    for (let i = 0; i < 4; i++) {
+      const id = (await uploadFile(t, doc.token, png(), { caption: 'double click' })).json().data.id as string;
+      const del = () => t.request({ method: 'DELETE', url: `/api/upload/image/${id}`, token: doc.token });
+      const statuses = (await Promise.all([del(), del()])).map((r) => r.statusCode).sort();
+      expect(statuses).toEqual([200, 404]);
+      const rows = await t.app.ctx.database.db
+        .selectFrom('audit_logs')
+        .select('id')
+        .where('action_type', '=', 'image.delete')
+        .where('record_id', '=', id)
+        .execute();
+      expect(rows).toHaveLength(1);
+    }
+  });
+
   it('lets the uploader delete: shares revoked, blobs and thumbnail removed, content gone, audited', async () => {
     const res = await uploadFile(t, doc.token, png(), { caption: 'to delete', patientId: patient.user.id });
     const id = res.json().data.id;

@@ -51,21 +51,25 @@ export function createSharingRepository(db: Db) {
   /** Takes the study share's row lock first, so that an image joining it waits for (or is seen by) this transaction. */
   const lockGroupRow = (id: string) => sql`SELECT id FROM share_groups WHERE id = ${id}::uuid FOR UPDATE`.execute(db);
 
-  /** Sets `column` on the group and on every instance row that has none yet (lock, revoke). */
-  async function stampGroup(id: string, column: 'locked_at' | 'revoked_at', at: Date): Promise<void> {
+  /**
+   * Sets `column` on the group and on every instance row that has none yet (lock, revoke); false when
+   * the group had it already (a second revoke changes nothing and is not recorded again).
+   */
+  async function stampGroup(id: string, column: 'locked_at' | 'revoked_at', at: Date): Promise<boolean> {
     await lockGroupRow(id);
-    await db
+    const group = await db
       .updateTable('share_groups')
       .set({ [column]: at })
       .where('id', '=', id)
       .where(column, 'is', null)
-      .execute();
+      .executeTakeFirst();
     await db
       .updateTable('shares')
       .set({ [column]: at })
       .where('group_id', '=', id)
       .where(column, 'is', null)
       .execute();
+    return group.numUpdatedRows > 0n;
   }
 
   const withPeople = () =>
@@ -197,21 +201,30 @@ export function createSharingRepository(db: Db) {
         .where('locked_at', 'is', null)
         .execute(),
 
+    /**
+     * Verifies a share still open (not revoked, not expired: either may have happened while the code
+     * was checked); undefined when it is not.
+     */
     markVerified: (id: string) =>
       db
         .updateTable('shares')
         .set((eb) => ({ verified_at: eb.fn.coalesce('verified_at', sql<Date>`now()`), attempts: 0 }))
         .where('id', '=', id)
+        .where('revoked_at', 'is', null)
+        .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', sql<Date>`now()`)]))
         .returning(['verified_at'])
-        .executeTakeFirstOrThrow(),
+        .executeTakeFirst(),
 
-    revoke: (id: string) =>
-      db
+    /** True when this call revoked it (false: it was revoked already). */
+    revoke: async (id: string): Promise<boolean> => {
+      const result = await db
         .updateTable('shares')
         .set({ revoked_at: new Date() })
         .where('id', '=', id)
         .where('revoked_at', 'is', null)
-        .execute(),
+        .executeTakeFirst();
+      return result.numUpdatedRows > 0n;
+    },
 
     // Study shares (share_groups, migration 0011): the group decides; its instance rows follow it.
 
@@ -392,15 +405,21 @@ export function createSharingRepository(db: Db) {
     /** Locks the group and every instance row (inside a transaction). */
     lockGroup: (id: string, at: Date) => stampGroup(id, 'locked_at', at),
 
-    /** Verifies the group and every instance row (inside a transaction); answers the verification time. */
-    async verifyGroup(id: string): Promise<Date> {
+    /**
+     * Verifies the group and every instance row (inside a transaction); answers the verification time,
+     * or null when the group was revoked or expired while the code was checked.
+     */
+    async verifyGroup(id: string): Promise<Date | null> {
       await lockGroupRow(id);
       const row = await db
         .updateTable('share_groups')
         .set((eb) => ({ verified_at: eb.fn.coalesce('verified_at', sql<Date>`now()`), attempts: 0 }))
         .where('id', '=', id)
+        .where('revoked_at', 'is', null)
+        .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', sql<Date>`now()`)]))
         .returning(['verified_at'])
-        .executeTakeFirstOrThrow();
+        .executeTakeFirst();
+      if (!row) return null;
       const at = new Date(row.verified_at!);
       await db
         .updateTable('shares')

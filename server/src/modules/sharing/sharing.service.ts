@@ -194,6 +194,7 @@ export function createSharingService({
     }
     const verifiedAt = await transaction.run(async ({ sharing, audit: auditInTx }) => {
       const at = await sharing.verifyGroup(group.id);
+      if (!at) return null;
       await auditInTx([
         {
           userId: actor.userId,
@@ -206,6 +207,11 @@ export function createSharingService({
       ]);
       return at;
     });
+    // Revoked (or expired) while the code was checked: as for a share revoked before.
+    if (!verifiedAt) {
+      await failGroup('revoked or expired meanwhile');
+      throw notFound(SharingMessages.notFound);
+    }
     return {
       sharingId: group.id,
       imageId: counts.sample_image_id,
@@ -232,9 +238,10 @@ export function createSharingService({
     return { group, counts };
   }
 
+  /** Revokes a study share; one revoked already is left as it is and not recorded again. */
   async function revokeGroup(actor: Actor, group: ShareGroupWithPeople): Promise<void> {
-    await transaction.run(async ({ sharing }) => {
-      await sharing.revokeGroup(group.id, new Date());
+    const revoked = await transaction.run(async ({ sharing }) => {
+      if (!(await sharing.revokeGroup(group.id, new Date()))) return false;
       await sharing.appendAudit(
         audit.inStatement([
           {
@@ -247,8 +254,9 @@ export function createSharingService({
           },
         ]),
       );
+      return true;
     });
-    onAccessEnded?.({ userIds: [group.created_for], imageIds: [] });
+    if (revoked) onAccessEnded?.({ userIds: [group.created_for], imageIds: [] });
   }
 
   return {
@@ -393,8 +401,9 @@ export function createSharingService({
           { field: 'verificationCode', code: 'invalid_code', message: SharingMessages.wrongCode },
         ]);
       }
-      const { verified_at } = await transaction.run(async ({ sharing, audit: auditInTx }) => {
-        const verified = await sharing.markVerified(share.id);
+      const verified = await transaction.run(async ({ sharing, audit: auditInTx }) => {
+        const row = await sharing.markVerified(share.id);
+        if (!row) return null;
         await auditInTx([
           {
             userId: actor.userId,
@@ -405,12 +414,17 @@ export function createSharingService({
             reason: `image=${share.image_id}`,
           },
         ]);
-        return verified;
+        return row;
       });
+      // Revoked (or expired) while the code was checked: as for a share revoked before.
+      if (!verified) {
+        await fail('revoked or expired meanwhile');
+        throw notFound(SharingMessages.notFound);
+      }
       return {
         sharingId: share.id,
         imageId: share.image_id,
-        verifiedAt: new Date(verified_at!).toISOString(),
+        verifiedAt: new Date(verified.verified_at!).toISOString(),
         expiresAt: share.expires_at?.toISOString() ?? null,
       };
     },
@@ -447,9 +461,10 @@ export function createSharingService({
         if (group) await revokeGroup(actor, group);
         return presentShare((await repo.getLive(id))!);
       }
-      // The revoke and its audit row commit together, as a study share's do (revokeGroup).
-      await transaction.run(async ({ sharing }) => {
-        await sharing.revoke(id);
+      // The revoke and its audit row commit together, as a study share's do (revokeGroup). A share
+      // revoked already (a second click, two admins) is answered as it is, not recorded again.
+      const revoked = await transaction.run(async ({ sharing }) => {
+        if (!(await sharing.revoke(id))) return false;
         await sharing.appendAudit(
           audit.inStatement([
             {
@@ -462,9 +477,12 @@ export function createSharingService({
             },
           ]),
         );
+        return true;
       });
-      onAccessEnded?.({ userIds: [share.created_for], imageIds: [] });
-      log.debug({ shareId: id }, 'share revoked');
+      if (revoked) {
+        onAccessEnded?.({ userIds: [share.created_for], imageIds: [] });
+        log.debug({ shareId: id }, 'share revoked');
+      }
       return presentShare((await repo.getLive(id))!);
     },
 

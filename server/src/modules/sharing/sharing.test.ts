@@ -403,6 +403,55 @@ describe('revoking a share', () => {
   });
 });
 
+describe('a share revoked while its code is checked, or twice', () => {
+  const auditOf = async (id: string) =>
+    (
+      await db()
+        .selectFrom('audit_logs')
+        .select(['action_type', 'status'])
+        .where('record_id', '=', id)
+        .where('action_type', 'in', ['share.verify', 'share.revoke'])
+        .orderBy('id')
+        .execute()
+    ).map((r) => `${r.action_type}:${r.status}`);
+
+  it('a verify that loses to a revoke answers 404 and records a failure: never "verified" after the revoke', async () => {
+    let lost = 0;
+    for (let i = 0; i < 6; i++) {
+      const id = await newImage();
+      const { sharingId, code } = await share(id, colleague);
+      const verifying = verify(sharingId, code, colleague.token);
+      // The revoke lands while argon2 checks the code.
+      await new Promise((r) => setTimeout(r, i % 3));
+      const revoking = t.request({ method: 'DELETE', url: `/api/sharing/${sharingId}`, token: owner.token });
+      const [verified, revoked] = await Promise.all([verifying, revoking]);
+      expect(revoked.statusCode, revoked.body).toBe(200);
+      const rows = await auditOf(sharingId);
+      if (verified.statusCode === 200) {
+        // It committed first: its row comes before the revoke's.
+        expect(rows).toEqual(['share.verify:success', 'share.revoke:success']);
+      } else {
+        lost += 1;
+        expect(verified.statusCode, verified.body).toBe(404);
+        expect(rows).toEqual(['share.revoke:success', 'share.verify:failure']);
+      }
+    }
+    // The race is real: at least one verify lost it (argon2 takes tens of ms, the revoke a few).
+    expect(lost).toBeGreaterThan(0);
+  });
+
+  it('a second revoke answers the revoked share and records nothing more (a study share: studies.test.ts)', async () => {
+    const id = await newImage();
+    const { sharingId } = await share(id, colleague);
+    for (let i = 0; i < 2; i++) {
+      const res = await t.request({ method: 'DELETE', url: `/api/sharing/${sharingId}`, token: owner.token });
+      expect(res.statusCode, res.body).toBe(200);
+      expect(res.json().data.state).toBe('revoked');
+    }
+    expect(await auditOf(sharingId)).toEqual(['share.revoke:success']);
+  });
+});
+
 describe('a share whose mail cannot be sent', () => {
   it('is withdrawn, and both its creation and its removal are in the audit trail', async () => {
     const id = await newImage();

@@ -271,6 +271,17 @@ describe('sharing a whole study', () => {
     const revoked = await t.request({ method: 'DELETE', url, token: owner.token });
     expect(revoked.statusCode, revoked.body).toBe(200);
     expect(revoked.json().data).toMatchObject({ id: sharingId, state: 'revoked' });
+    // A second revoke answers the same and is not recorded again.
+    const twice = await t.request({ method: 'DELETE', url, token: owner.token });
+    expect(twice.statusCode, twice.body).toBe(200);
+    expect(twice.json().data).toMatchObject({ id: sharingId, state: 'revoked' });
+    const revokeRows = await db()
+      .selectFrom('audit_logs')
+      .select('id')
+      .where('action_type', '=', 'share.revoke')
+      .where('record_id', '=', sharingId)
+      .execute();
+    expect(revokeRows).toHaveLength(1);
     expect(await contentStatuses(study.ids, patient.token)).toEqual([404, 404, 404]);
     expect((await studiesOf(patient.token))[0]).toMatchObject({ accessState: 'revoked', studyUid: null });
     expect((await verify(sharingId, code, patient.token)).statusCode).toBe(404);
