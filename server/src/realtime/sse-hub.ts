@@ -48,6 +48,13 @@ export function createSseHub(options: SseHubOptions) {
   const maxStreamsPerUser = options.maxStreamsPerUser ?? 10;
   const byUser = new Map<string, Set<Stream>>();
   const all = new Set<Stream>();
+  /** Slots taken by streams still being set up (the route awaits the database before `open`). */
+  const reserved = new Map<string, number>();
+  const unreserve = (userId: string) => {
+    const n = (reserved.get(userId) ?? 1) - 1;
+    if (n > 0) reserved.set(userId, n);
+    else reserved.delete(userId);
+  };
 
   const eachOf = (userIds: string[], fn: (s: Stream) => void) => {
     for (const id of new Set(userIds)) for (const s of byUser.get(id) ?? []) fn(s);
@@ -66,8 +73,23 @@ export function createSseHub(options: SseHubOptions) {
   poll.unref();
 
   return {
-    /** Whether another stream may open for this user. */
-    canOpen: (userId: string) => (byUser.get(userId)?.size ?? 0) < maxStreamsPerUser,
+    /**
+     * Takes one of the user's stream slots before the stream is set up, or answers null when all are
+     * taken (open streams and others being set up alike: checking first and counting only at `open`
+     * let a burst of connections past the cap). The slot goes to `open`, or back with `release`.
+     */
+    reserve(userId: string): StreamSlot | null {
+      if ((byUser.get(userId)?.size ?? 0) + (reserved.get(userId) ?? 0) >= maxStreamsPerUser) return null;
+      reserved.set(userId, (reserved.get(userId) ?? 0) + 1);
+      let held = true;
+      return {
+        userId,
+        release: () => {
+          if (held) unreserve(userId);
+          held = false;
+        },
+      };
+    },
 
     get size() {
       return all.size;
@@ -76,13 +98,22 @@ export function createSseHub(options: SseHubOptions) {
     /**
      * Serves one stream on a hijacked response until the client leaves, the session ends or the
      * server closes. `startId`: the last message id the client has (it gets everything after it).
+     * The slot `reserve` gave is taken over (or given back, when the client has left already).
      */
     open<M extends { id: number }>(
       res: ServerResponse,
       headers: Record<string, string | string[] | number | undefined>,
       source: StreamSource<M>,
       startId: number,
+      slot: StreamSlot,
     ): void {
+      slot.release();
+      // A client that left while the stream was set up has had its 'close' already: registering the
+      // stream now would keep it, its timers and its slot until the session ends.
+      if (res.destroyed || !res.socket || res.socket.destroyed) {
+        res.destroy();
+        return;
+      }
       let lastSentId = startId;
       let running = false;
       let again = false;
@@ -184,3 +215,9 @@ export function createSseHub(options: SseHubOptions) {
   };
 }
 export type SseHub = ReturnType<typeof createSseHub>;
+
+/** One of a user's stream slots, held between `reserve` and `open`. */
+export interface StreamSlot {
+  userId: string;
+  release(): void;
+}

@@ -138,8 +138,15 @@ export function messagesRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       },
       async (request, reply) => {
         const actor = actorOf(request);
-        if (!hub.canOpen(actor.userId)) throw tooManyRequests(MessageTexts.tooManyStreams, 30);
-        const start = await messages.streamStart(actor, request.headers['last-event-id'] ?? request.query.since);
+        const slot = hub.reserve(actor.userId);
+        if (!slot) throw tooManyRequests(MessageTexts.tooManyStreams, 30);
+        let start: number;
+        try {
+          start = await messages.streamStart(actor, request.headers['last-event-id'] ?? request.query.since);
+        } catch (err) {
+          slot.release();
+          throw err;
+        }
         reply.hijack();
         hub.open(
           reply.raw,
@@ -150,6 +157,7 @@ export function messagesRoutes(ctx: AppContext): FastifyPluginAsyncZod {
             endReason: () => messages.streamEndReason(actor),
           },
           start,
+          slot,
         );
       },
     );

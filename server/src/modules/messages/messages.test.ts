@@ -1,5 +1,5 @@
 import { MESSAGE_MAX_LENGTH, MessageTexts } from '@medshare/contracts';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, connect } from 'node:net';
 import { symbols } from 'pino';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -582,5 +582,58 @@ describe('live delivery over Server-Sent Events', () => {
     for (let i = 0; i < 10; i++) expect((await open(me.token)).status).toBe(200);
     const extra = await open(me.token);
     expect(extra.status).toBe(429);
+  });
+
+  describe('while a stream is being set up (one database read before it opens)', () => {
+    /** Slows the stream's start (its read of where the client stands) by `ms`; returns the undo. */
+    function slowStart(ms: number): () => void {
+      const service = t.app.ctx.services.messages;
+      const original = service.streamStart;
+      service.streamStart = async (...args) => {
+        await new Promise((r) => setTimeout(r, ms));
+        return original(...args);
+      };
+      return () => {
+        service.streamStart = original;
+      };
+    }
+    const hub = () => t.app.ctx.realtime.hub;
+
+    it('a client that leaves before it opens leaves no stream behind, and does not use up the account', async () => {
+      const me = await newUser(t, 'patient');
+      const before = hub().size;
+      const undo = slowStart(200);
+      try {
+        const port = new URL(base).port;
+        for (let i = 0; i < 12; i++) {
+          const socket = connect(Number(port), '127.0.0.1');
+          socket.write(`GET /api/message/stream HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${me.token}\r\n\r\n`);
+          await new Promise((r) => setTimeout(r, 30));
+          socket.destroy();
+        }
+        await new Promise((r) => setTimeout(r, 600));
+      } finally {
+        undo();
+      }
+      expect(hub().size).toBe(before);
+      const fresh = await open(me.token);
+      expect(fresh.status).toBe(200);
+      fresh.close();
+    });
+
+    it('a burst of connections never opens more than the account may hold', async () => {
+      const me = await newUser(t, 'patient');
+      const undo = slowStart(100);
+      let streams: SseConnection[] = [];
+      try {
+        streams = await Promise.all(Array.from({ length: 25 }, () => open(me.token)));
+      } finally {
+        undo();
+      }
+      const statuses = streams.map((s) => s.status);
+      expect(statuses.filter((s) => s === 200)).toHaveLength(10);
+      expect(statuses.filter((s) => s === 429)).toHaveLength(15);
+      for (const s of streams) s.close();
+    });
   });
 });
