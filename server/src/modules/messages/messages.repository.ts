@@ -1,6 +1,7 @@
 import type { RoleName } from '@medshare/contracts';
 import { type Expression, type ExpressionBuilder, type SqlBool, sql } from 'kysely';
 import type { Db } from '../../db/db.ts';
+import { countUpTo } from '../../http/list-window.ts';
 import type { Database } from '../../db/schema.ts';
 
 export interface MessageRow {
@@ -266,6 +267,8 @@ export function createMessagesRepository(db: Db) {
       search: string | undefined;
       limit: number;
       offset: number;
+      /** Matches are counted up to this many only (the list's window plus one). */
+      countCap: number;
     }) {
       const caller = opts.callerId;
       const contact = sql<SqlBool>`(
@@ -322,9 +325,9 @@ export function createMessagesRepository(db: Db) {
           .limit(opts.limit)
           .offset(opts.offset)
           .execute(),
-        base.select(sql<number>`count(*)::int`.as('n')).executeTakeFirstOrThrow(),
+        countUpTo(db, base.select('users.id'), opts.countCap),
       ]);
-      return { rows, total: count.n };
+      return { rows, counted: count };
     },
 
     /** What an open stream needs to know about its session, without counting as activity. */

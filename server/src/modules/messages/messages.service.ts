@@ -1,4 +1,6 @@
 import {
+  LIST_MAX_WINDOW,
+  SEARCH_MAX_WINDOW,
   type ChatListEntry,
   type ChatQuery,
   type MarkReadResponseData,
@@ -14,6 +16,7 @@ import type { FieldEncryption } from '../../crypto/field-encryption.ts';
 import type { Db } from '../../db/db.ts';
 import { forbidden, notFound, validationFailed } from '../../errors.ts';
 import { paginationOf } from '../../http/envelope.ts';
+import { assertInWindow, windowedPagination } from '../../http/list-window.ts';
 import type { EventBus } from '../../realtime/event-bus.ts';
 import type { AuditService } from '../audit/audit.service.ts';
 import type { Actor } from '../auth/actor.ts';
@@ -195,7 +198,12 @@ export function createMessagesService({ db, audit, settings, encryption, bus, pe
       query: { page: number; limit: number; search?: string | undefined },
     ): Promise<{ items: MessageRecipient[]; pagination: Pagination }> {
       requireSend(actor);
-      const { rows, total } = await repo.searchRecipients({
+      // A directory is for finding someone: pages reach only the first matches, counted that far
+      // (as the users list: docs/architecture.md › API conventions, "Long lists").
+      const window = query.search ? SEARCH_MAX_WINDOW : LIST_MAX_WINDOW;
+      const offset = (query.page - 1) * query.limit;
+      assertInWindow(offset, 'people', 'search by name to narrow the list.', window);
+      const { rows, counted } = await repo.searchRecipients({
         callerId: actor.userId,
         permission: SEND,
         onlyHolding: actor.permissions.has(DIRECTORY) ? null : DIRECTORY,
@@ -203,7 +211,8 @@ export function createMessagesService({ db, audit, settings, encryption, bus, pe
         emailsOfContactsOnly: !actor.permissions.has(DIRECTORY),
         search: query.search || undefined,
         limit: query.limit,
-        offset: (query.page - 1) * query.limit,
+        offset,
+        countCap: window + 1,
       });
       await audit.record({
         userId: actor.userId,
@@ -212,7 +221,7 @@ export function createMessagesService({ db, audit, settings, encryption, bus, pe
         ip: actor.ip,
         reason: `listed=${rows.length} page=${query.page}${query.search ? ' search' : ''}`,
       });
-      return { items: rows, pagination: paginationOf(query.page, query.limit, total) };
+      return { items: rows, pagination: windowedPagination(query.page, query.limit, counted, window) };
     },
 
     /** Where a new stream starts: the client's last seen id (never past the newest), else now. */

@@ -329,7 +329,21 @@ describe('finding people to write to', () => {
     expect(ids).toEqual(expect.arrayContaining([patient.user.id, otherPatient.user.id, admin.user.id]));
     expect(ids).not.toContain(doctor.user.id);
     expect((await get(doctor.token, '/api/message/users?search=%25')).json().data).toEqual([]);
-    expect(res.pagination).toMatchObject({ currentPage: 1, pageSize: 50 });
+    expect(res.pagination).toMatchObject({ currentPage: 1, pageSize: 50, totalItemsCapped: false });
+  });
+
+  it('pages only within the list window (10 000 people, 1 000 for a search): 400 past it, before any query', async () => {
+    for (const [query, row] of [
+      ['page=1000000&limit=50', 10_000],
+      ['page=201&limit=50', 10_000],
+      ['search=a&page=21&limit=50', 1_000],
+    ] as const) {
+      const past = await get(patient.token, `/api/message/users?${query}`);
+      expect(past.statusCode, query).toBe(400);
+      expect(past.json().errors).toEqual([{ field: 'page', message: `Must not go past row ${row}`, code: 'rejected' }]);
+    }
+    for (const query of ['page=200&limit=50', 'search=a&page=20&limit=50'])
+      expect((await get(patient.token, `/api/message/users?${query}`)).statusCode, query).toBe(200);
   });
 });
 
