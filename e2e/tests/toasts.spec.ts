@@ -17,6 +17,24 @@ const errorToasts = (page: Page) => page.locator('.Toastify__toast--error');
 /** Error toasts not yet on their way out (a closed toast keeps its node through its exit animation). */
 const errorsStaying = (page: Page) => page.locator('.Toastify__toast--error:not([class*="-exit"])');
 
+/**
+ * Pauses the toasts on screen as a window that loses focus does, so that none can close on its 5 s
+ * timer while a loaded machine runs the checks. Only once each has entered: react-toastify plays a
+ * toast when its entrance animation ends, undoing a pause that came earlier (a CI run saw the success
+ * toast close that way before the placement check).
+ */
+async function pauseToasts(page: Page) {
+  await expect(page.locator('.Toastify__toast[class*="-enter"]')).toHaveCount(0);
+  await page.evaluate(() => window.dispatchEvent(new Event('blur')));
+  await expect
+    .poll(() =>
+      page
+        .locator('.Toastify__toast .Toastify__progress-bar')
+        .evaluateAll((bars) => bars.every((bar) => getComputedStyle(bar).animationPlayState === 'paused')),
+    )
+    .toBe(true);
+}
+
 /** After the toasts' entrance (they slide in from off-screen, widening the page meanwhile). */
 async function capture(page: Page, name: string) {
   await page.waitForTimeout(1_000);
@@ -76,14 +94,13 @@ for (const viewport of viewports) {
       // The patient goes to the mail app for the code: a toast pauses while the window has no focus,
       // which is how the red toast outlived the sign-in. Paused, it cannot close on its own timer
       // during this test: only the success can close it.
-      await page.evaluate(() => window.dispatchEvent(new Event('blur')));
+      await pauseToasts(page);
 
       await enterCode(page, right);
       await page.getByRole('button', { name: 'Verify' }).click();
       await expect(page.locator('.Toastify__toast--success').first()).toBeVisible();
-      // Paused too (each toast listens for focus loss from when it mounts), so that its 5 s timer cannot
-      // run out on a loaded machine before the placement checks below.
-      await page.evaluate(() => window.dispatchEvent(new Event('blur')));
+      // Paused too, so that its 5 s timer cannot run out on a loaded machine before the placement checks below.
+      await pauseToasts(page);
       await expect(errorsStaying(page)).toHaveCount(0, { timeout: 2_000 });
       await expect(errorToasts(page)).toHaveCount(0);
       // 'A verification code has been sent…' belongs to the step before: it goes with the success.
@@ -105,9 +122,9 @@ for (const viewport of viewports) {
       await expect(toast).toHaveText(
         'This reset link is incomplete. Open the link from the e-mail again, or ask for a new one.',
       );
-      // The window loses focus at once: the paused toast cannot close on its 5 s timer, neither during the
-      // checks below (a CI run once took longer than that to reach the placement check) nor before leaving.
-      await page.evaluate(() => window.dispatchEvent(new Event('blur')));
+      // The window loses focus: the paused toast cannot close on its 5 s timer, neither during the checks
+      // below (a CI run once took longer than that to reach the placement check) nor before leaving.
+      await pauseToasts(page);
       await expect(toast).not.toContainText('token:');
       await expect(toast).not.toContainText('Too small');
       await capture(page, 'toasts-field-error');
