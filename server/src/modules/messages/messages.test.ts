@@ -638,12 +638,7 @@ describe('live delivery over Server-Sent Events', () => {
     it('a burst of connections never opens more than the account may hold', async () => {
       const me = await newUser(t, 'patient');
       const undo = slowStart(100);
-      let streams: SseConnection[] = [];
-      try {
-        streams = await Promise.all(Array.from({ length: 25 }, () => open(me.token)));
-      } finally {
-        undo();
-      }
+      const streams = await Promise.all(Array.from({ length: 25 }, () => open(me.token))).finally(undo);
       const statuses = streams.map((s) => s.status);
       expect(statuses.filter((s) => s === 200)).toHaveLength(10);
       expect(statuses.filter((s) => s === 429)).toHaveLength(15);
