@@ -126,13 +126,27 @@ export const CalendarDateSchema = z.iso
   .refine(notYearZero, YEAR_RANGE_MESSAGE)
   .describe('Calendar date, YYYY-MM-DD');
 
-/** An ISO 8601 instant with its offset, in the same years. */
-export const InstantSchema = z.iso.datetime({ offset: true }).refine(notYearZero, YEAR_RANGE_MESSAGE);
+/** An offset no time zone has (zod takes up to ±23:59; PostgreSQL refuses past ±15:59 with a 500). */
+const offsetOnEarth = (value: string) => {
+  const offset = /([+-])(\d{2}):?(\d{2})$/.exec(value);
+  return !offset || Number(offset[2]) * 60 + Number(offset[3]) <= 14 * 60;
+};
 
-/** A date of birth: a calendar date not after today anywhere on Earth (the last time zone is UTC+14). */
+/** An ISO 8601 instant with its offset, in the same years and with an offset some time zone has (±14:00). */
+export const InstantSchema = z.iso
+  .datetime({ offset: true })
+  .refine(notYearZero, YEAR_RANGE_MESSAGE)
+  .refine(offsetOnEarth, 'Enter a UTC offset between -14:00 and +14:00');
+
+/** True when a calendar date is after today everywhere on Earth (the last time zone is UTC+14). */
+export const isFutureDateOfBirth = (value: string, now = Date.now()) =>
+  value > new Date(now + 14 * 3_600_000).toISOString().slice(0, 10);
+export const FUTURE_DATE_OF_BIRTH_MESSAGE = 'Date of birth cannot be in the future';
+
+/** A date of birth: a calendar date not after today anywhere on Earth. */
 export const DateOfBirthSchema = CalendarDateSchema.refine(
-  (value) => value <= new Date(Date.now() + 14 * 3_600_000).toISOString().slice(0, 10),
-  'Date of birth cannot be in the future',
+  (value) => !isFutureDateOfBirth(value),
+  FUTURE_DATE_OF_BIRTH_MESSAGE,
 );
 
 /** Optional free-text field: empty strings are accepted from forms and stored as null. */

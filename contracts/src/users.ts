@@ -1,12 +1,5 @@
 import { z } from 'zod';
-import {
-  CalendarDateSchema,
-  DateOfBirthSchema,
-  RoleNameSchema,
-  optionalText,
-  pageQuerySchema,
-  uuid,
-} from './common.ts';
+import { CalendarDateSchema, RoleNameSchema, optionalText, pageQuerySchema, uuid } from './common.ts';
 
 export const GenderSchema = z
   .string()
@@ -48,7 +41,9 @@ export const UpdateProfileBodySchema = z.strictObject({
   firstname: z.string().trim().min(1, 'First name is required').max(100).optional(),
   lastname: z.string().trim().min(1, 'Last name is required').max(100).optional(),
   phone: optionalText(40),
-  dob: z.union([DateOfBirthSchema, z.literal('')]).nullish(),
+  // Not after today, checked by the service when it changes (the edit form sends every field back,
+  // and a date stored before the rule existed must not block every other edit).
+  dob: z.union([CalendarDateSchema, z.literal('')]).nullish(),
   gender: z.union([GenderSchema, z.literal('')]).nullish(),
   taxid: optionalText(100),
   city: optionalText(100),

@@ -280,6 +280,8 @@ export async function createAppContext(config: Config, log: Logger) {
     sessionCache,
     /** The same for content reads' rows (images/content-access.ts). */
     contentAccess,
+    /** The services' one password hasher: tests hold a code check here to put a request inside another. */
+    hasher,
     dimse,
     async close() {
       // Associations first: the instances they are storing need the database and the store.

@@ -51,20 +51,21 @@ export const isDatabaseError = (err: unknown): err is Error & Record<string, unk
   /^[0-9A-Z]{5}$/.test(errorCode(err) ?? '') &&
   typeof (err as { severity?: unknown }).severity === 'string';
 
-/** A quoted value ("…") or a key's values (`=(…)`), as PostgreSQL's messages quote them. */
-const QUOTED_VALUE = /"(?:[^"\\]|\\.)*"|=\([^)]*\)/g;
-
 /**
- * A text of a database error with the values it quotes masked. PostgreSQL quotes what it refused
- * (`invalid input syntax for type date: "…"`, `Key (email)=(…) already exists`), and such a value
- * may be PHI or a secret: logs get this, never the raw text (http/logger.ts › serializeError).
+ * The text of a database error (its message or stack) as a log may carry it. A data exception
+ * (SQLSTATE class 22: `invalid input syntax for type date: "…"`, `time zone "…" not recognized`)
+ * quotes the value it refused, and such a value may be PHI or a secret: it is masked from the first
+ * quote to the last of each line, since PostgreSQL does not escape a quote inside a value. Other
+ * classes quote names only (a table, a column, a constraint), which stay: their values are in
+ * `detail`, which no log carries (http/logger.ts › serializeError).
  */
-export const maskQuotedValues = (text: string): string =>
-  text.replace(QUOTED_VALUE, (v) => (v.startsWith('=') ? '=(…)' : '"…"'));
+export function maskedDatabaseText(err: unknown, text: string): string {
+  return errorCode(err)?.startsWith('22') ? text.replace(/"[^\n]*"/g, '"…"') : text;
+}
 
-/** errorMessage for a log line: a database error's quoted values masked. */
+/** errorMessage for a log line or a CLI's output: a database error's quoted values masked. */
 export function loggedMessage(err: unknown): string {
-  return isDatabaseError(err) ? maskQuotedValues(err.message) : errorMessage(err);
+  return isDatabaseError(err) ? maskedDatabaseText(err, err.message) : errorMessage(err);
 }
 
 /** The `code` a thrown value carries, if any: Node's system errors, pg's and PGlite's SQLSTATE. */

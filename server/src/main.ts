@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { ConfigError, loadConfig } from './config.ts';
 import { buildApp } from './app.ts';
 import { serveMetrics } from './http/metrics.ts';
+import { isDatabaseError, loggedMessage } from './errors.ts';
 
 /** Which React bundle web/dist holds: the build stamps it into index.html (web/build/bundle-mode.ts). */
 function bundleModeOf(webDist: string): string {
@@ -67,6 +68,10 @@ async function main() {
 }
 
 main().catch((err: unknown) => {
-  console.error('MedShare failed to start:', err);
+  // A database error's text, masked (errors.ts › loggedMessage); anything else as it is.
+  console.error(
+    'MedShare failed to start:',
+    isDatabaseError(err) ? `${loggedMessage(err)} (SQLSTATE ${err.code})` : err,
+  );
   process.exit(1);
 });

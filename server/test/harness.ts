@@ -137,6 +137,27 @@ export function writeTinyWebApp(dataDir: string): string {
   return dist;
 }
 
+/**
+ * Holds the app's next password-hasher call (`verify`: a code or password check; `hash`: a new code or
+ * password) until `release()`: `reached` resolves once a request is held there, so that a test can
+ * run another request between that request's read of a row and its write (a race, made certain).
+ */
+export function holdNextHasherCall(t: TestApp, method: 'verify' | 'hash') {
+  const hasher = t.app.ctx.hasher as Record<'verify' | 'hash', (...args: never[]) => Promise<unknown>>;
+  const original = hasher[method];
+  let release!: () => void;
+  let arrived!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  const reached = new Promise<void>((resolve) => (arrived = resolve));
+  hasher[method] = async (...args) => {
+    hasher[method] = original;
+    arrived();
+    await released;
+    return original(...args);
+  };
+  return { reached, release };
+}
+
 export function uniqueName(prefix: string): string {
   counter += 1;
   return `${prefix}${Date.now().toString(36)}${counter}`;

@@ -12,7 +12,7 @@ import { sql } from 'kysely';
 import pino from 'pino';
 import { loadConfig } from '../config.ts';
 import { openDatabase } from '../db/db.ts';
-import { errorMessage } from '../errors.ts';
+import { loggedMessage } from '../errors.ts';
 import { createAuditRepository } from '../modules/audit/audit.repository.ts';
 import { createAuditService } from '../modules/audit/audit.service.ts';
 
@@ -48,7 +48,7 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === resolve(process.argv[1
     process.exitCode = code;
   } catch (err) {
     // The message only: a stack or connection string could carry credentials.
-    console.error(`ERROR: ${errorMessage(err).replace(/\/\/[^@/\s]*@/g, '//***@')}`);
+    console.error(`ERROR: ${loggedMessage(err).replace(/\/\/[^@/\s]*@/g, '//***@')}`);
     process.exitCode = 2;
   }
 }

@@ -12,7 +12,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../config.ts';
 import { openDatabase } from '../db/db.ts';
-import { errorMessage } from '../errors.ts';
+import { loggedMessage } from '../errors.ts';
 import { BackupError, createBackup } from '../modules/backup/backup.ts';
 import { createStorage } from '../storage/index.ts';
 
@@ -64,7 +64,7 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === resolve(process.argv[1
     process.exitCode = code;
   } catch (err) {
     // The message only: a stack or connection string could carry credentials.
-    console.error(`ERROR: backup failed: ${errorMessage(err).replace(/\/\/[^@/\s]*@/g, '//***@')}`);
+    console.error(`ERROR: backup failed: ${loggedMessage(err).replace(/\/\/[^@/\s]*@/g, '//***@')}`);
     process.exitCode = 1;
   }
 }

@@ -11,7 +11,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../config.ts';
 import { openDatabase } from '../db/db.ts';
-import { errorMessage } from '../errors.ts';
+import { loggedMessage } from '../errors.ts';
 import { BackupError, checkBackup, restoreBackup, targetProblems, wipeBlobs } from '../modules/backup/backup.ts';
 import { dropEverything } from '../modules/backup/db-dump.ts';
 import { createStorage } from '../storage/index.ts';
@@ -81,7 +81,7 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === resolve(process.argv[1
     for (const line of lines) (code === 0 ? console.log : console.error)(line);
     process.exitCode = code;
   } catch (err) {
-    console.error(`ERROR: restore failed: ${errorMessage(err).replace(/\/\/[^@/\s]*@/g, '//***@')}`);
+    console.error(`ERROR: restore failed: ${loggedMessage(err).replace(/\/\/[^@/\s]*@/g, '//***@')}`);
     process.exitCode = 1;
   }
 }

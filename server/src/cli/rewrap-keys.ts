@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { ConfigError, loadConfig } from '../config.ts';
 import { masterKeyId } from '../crypto/envelope.ts';
 import { openDatabase } from '../db/db.ts';
-import { errorMessage } from '../errors.ts';
+import { loggedMessage } from '../errors.ts';
 import { migrateToLatest } from '../db/migrate.ts';
 import { rotateMasterKey } from './rotate-master-key.ts';
 
@@ -57,6 +57,6 @@ async function main() {
 }
 
 main().catch((err: unknown) => {
-  console.error(err instanceof ConfigError ? err.message : `keys:rewrap failed: ${errorMessage(err)}`);
+  console.error(err instanceof ConfigError ? err.message : `keys:rewrap failed: ${loggedMessage(err)}`);
   process.exit(1);
 });

@@ -1,7 +1,7 @@
 import { ConfigError, loadConfig } from '../config.ts';
 import { openDatabase } from '../db/db.ts';
 import { migrateToLatest } from '../db/migrate.ts';
-import { errorMessage } from '../errors.ts';
+import { loggedMessage } from '../errors.ts';
 import { createImagesRepository } from '../modules/images/images.repository.ts';
 import { sweepOrphanBlobs } from '../modules/images/sweeper.ts';
 import { createStorage } from '../storage/index.ts';
@@ -36,6 +36,6 @@ async function main() {
 }
 
 main().catch((err: unknown) => {
-  console.error(err instanceof ConfigError ? err.message : `storage:sweep failed: ${errorMessage(err)}`);
+  console.error(err instanceof ConfigError ? err.message : `storage:sweep failed: ${loggedMessage(err)}`);
   process.exit(1);
 });

@@ -15,6 +15,7 @@ import * as studyShareCopies from './migrations/0012-study-share-copies.ts';
 import * as externalShares from './migrations/0013-external-shares.ts';
 import * as duplicateCheckIndex from './migrations/0014-duplicate-check-index.ts';
 import * as revokeLinksOfDeletedAccounts from './migrations/0015-revoke-links-of-deleted-accounts.ts';
+import { errorCode, loggedMessage } from '../errors.ts';
 
 /** Listed here rather than read from disk so the same history runs under any loader. */
 const migrations: Record<string, Migration> = {
@@ -50,6 +51,9 @@ export async function migrateTo(db: Db, name: string | null): Promise<void> {
   const { error, results } = await (name === null ? migrator.migrateToLatest() : migrator.migrateTo(name));
   const failed = results?.find((r) => r.status === 'Error');
   if (error || failed) {
-    throw new Error(`Migration ${failed?.migrationName ?? ''} failed: ${String(error)}`, { cause: error });
+    // The database's own error stays out: it may quote a stored value (errors.ts › loggedMessage).
+    throw new Error(
+      `Migration ${failed?.migrationName ?? ''} failed: ${loggedMessage(error)}${errorCode(error) ? ` (SQLSTATE ${errorCode(error)})` : ''}`,
+    );
   }
 }

@@ -2,7 +2,7 @@ import type { FastifyError, FastifyInstance } from 'fastify';
 import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod';
 import { FieldErrorCodeSchema, type FieldError, type FieldErrorCode } from '@medshare/contracts';
 import { z } from 'zod';
-import { AppError, errorCode, errorMessage } from '../errors.ts';
+import { AppError, errorCode, errorMessage, loggedMessage } from '../errors.ts';
 
 const DB_DOWN_CODES = new Set([
   'ECONNREFUSED',
@@ -86,7 +86,7 @@ export function registerErrorHandler(app: FastifyInstance) {
       return reply.status(500).send({ success: false, code: 'internal', message: 'Something went wrong on our side.' });
     }
     if (isDatabaseDown(err)) {
-      request.log.error({ err: { message: err.message, code: err.code } }, 'database unavailable');
+      request.log.error({ err: { message: loggedMessage(err), code: err.code } }, 'database unavailable');
       return reply.status(503).header('retry-after', '5').send({
         success: false,
         code: 'unavailable',

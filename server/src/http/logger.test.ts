@@ -64,6 +64,8 @@ describe('database errors in the log', () => {
   it('never carry the values PostgreSQL quotes, nor the parameters; they keep what names the fault', async () => {
     const duplicate = await refusal(`INSERT INTO people (email) VALUES ($1)`, ['amina.khan@example.org']);
     const date = await refusal(`INSERT INTO people (email, dob) VALUES ($1, $2)`, ['b@example.org', '0000-01-01']);
+    // PostgreSQL does not escape a quote inside the value it quotes: all of it is masked still.
+    const quoted = await refusal(`SELECT $1::date`, ['1"; x@example.org "2']);
     // The raw errors do hold them: the check below could not pass by finding nothing.
     expect(JSON.stringify({ ...(duplicate as object), m: (duplicate as Error).message })).toContain('amina.khan');
     expect((date as Error).message).toContain('0000-01-01');
@@ -73,15 +75,21 @@ describe('database errors in the log', () => {
     log.error({ err: duplicate }, 'unhandled error');
     log.error({ err: date }, 'unhandled error');
     log.warn({ problem: loggedMessage(date) }, 'thumbnail could not be made');
+    log.error({ err: quoted }, 'unhandled error');
     const text = out.lines.join('');
-    for (const value of ['amina.khan', 'b@example.org', '0000-01-01']) expect(text).not.toContain(value);
-    const [first, second, third] = out.lines.map((l) => JSON.parse(l) as Record<string, Record<string, string>>);
+    for (const value of ['amina.khan', 'b@example.org', '0000-01-01', 'x@example.org'])
+      expect(text).not.toContain(value);
+    const [first, second, third, fourth] = out.lines.map(
+      (l) => JSON.parse(l) as Record<string, Record<string, string>>,
+    );
     expect(first!.err).toMatchObject({ errorCode: '23505', constraint: 'people_email_key', table: 'people' });
-    expect(first!.err!.message).toBe('duplicate key value violates unique constraint "…"');
+    // A constraint's name is no value: it stays.
+    expect(first!.err!.message).toBe('duplicate key value violates unique constraint "people_email_key"');
     expect(first!.err).not.toHaveProperty('detail');
     expect(first!.err).not.toHaveProperty('params');
     expect(second!.err).toMatchObject({ errorCode: '22008', message: 'date/time field value out of range: "…"' });
     expect(third!.problem).toBe('date/time field value out of range: "…"');
+    expect(fourth!.err!.message).toBe('invalid input syntax for type date: "…"');
   });
 
   it('keeps other errors as pino writes them, their code too (which the redaction of codes would hide)', () => {

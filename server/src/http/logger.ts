@@ -1,7 +1,7 @@
 import { type DestinationStream, type LoggerOptions, stdSerializers } from 'pino';
 import { PinoPretty } from 'pino-pretty';
 import type { Config } from '../config.ts';
-import { isDatabaseError, maskQuotedValues } from '../errors.ts';
+import { isDatabaseError, maskedDatabaseText } from '../errors.ts';
 
 /** Secrets and PHI never reach the log, whatever a route puts on the request. */
 export const redactPaths = [
@@ -21,11 +21,11 @@ export const redactPaths = [
 
 /**
  * Errors as pino writes them, with two changes.
- * - A database error's values are left out. PostgreSQL quotes what it refused (`invalid input syntax
- *   for type date: "…"`, `Key (email)=(…) already exists`, a failing row whole in `detail`), and
- *   PGlite's errors carry the query's parameters; any of them may be PHI or a secret. Kept: what
- *   names the fault (SQLSTATE, table, column, constraint, routine) and the message and stack with
- *   quoted values masked.
+ * - A database error is written without the values it may carry: its `detail` (a failing row whole,
+ *   `Key (email)=(…)`), `where` and PGlite's query and parameters are left out, and a data
+ *   exception's quoted value is masked in its message and stack (errors.ts › maskedDatabaseText).
+ *   Kept: what names the fault (SQLSTATE, severity, schema, table, column, constraint, data type,
+ *   routine, hint, position).
  * - An error's `code` (SQLSTATE, ENOSPC, ECONNREFUSED…) is written as `errorCode`: the redaction of
  *   `*.code` (verification codes) would hide it.
  */
@@ -35,15 +35,27 @@ export function serializeError(err: unknown): unknown {
   return code === undefined ? rest : { ...rest, errorCode: code };
 }
 
+const DATABASE_ERROR_FIELDS = [
+  'code',
+  'severity',
+  'schema',
+  'table',
+  'column',
+  'constraint',
+  'dataType',
+  'routine',
+  'hint',
+  'position',
+] as const;
+
 function writtenError(err: Error): object {
   if (!isDatabaseError(err)) return stdSerializers.err(err);
   const { type, stack } = stdSerializers.err(err);
-  const names = ['code', 'severity', 'table', 'column', 'constraint', 'dataType', 'routine'] as const;
   return {
     type,
-    message: maskQuotedValues(err.message),
-    stack: stack && maskQuotedValues(stack),
-    ...Object.fromEntries(names.flatMap((k) => (typeof err[k] === 'string' ? [[k, err[k]]] : []))),
+    message: maskedDatabaseText(err, err.message),
+    stack: stack && maskedDatabaseText(err, stack),
+    ...Object.fromEntries(DATABASE_ERROR_FIELDS.flatMap((k) => (typeof err[k] === 'string' ? [[k, err[k]]] : []))),
   };
 }
 

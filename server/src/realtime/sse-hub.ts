@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
-import { errorCode } from '../errors.ts';
+import { errorCode, loggedMessage } from '../errors.ts';
 import type { EventBus, RealtimeEvent } from './event-bus.ts';
 
 /** What a stream needs from the messages module, for the one user it serves. */
@@ -150,7 +150,7 @@ export function createSseHub(options: SseHubOptions) {
           drain()
             .catch((err: Error) =>
               log.warn(
-                { err: { message: err.message, code: errorCode(err) } },
+                { err: { message: loggedMessage(err), code: errorCode(err) } },
                 'message stream could not read new messages; will retry on the next event',
               ),
             )

@@ -132,6 +132,9 @@ describe('GET /api/audit/logs and /api/audit/actions', () => {
       // Year 0000 is outside PostgreSQL's dates: refused, not a 500 from the query.
       'from=0000-01-01',
       `from=${encodeURIComponent('0000-01-01T00:00:00Z')}`,
+      // An offset no time zone has: PostgreSQL refuses past ±15:59.
+      `from=${encodeURIComponent('2024-01-01T00:00:00+20:00')}`,
+      `to=${encodeURIComponent('2024-01-01T00:00:00-1600')}`,
       'limit=101',
       'page=0',
       `search=${'x'.repeat(101)}`,

@@ -529,17 +529,38 @@ export function createAuthService(deps: Deps) {
         }
       }
       const target = user;
-      await transaction.run(async ({ users: txUsers, auth: authRepo }) => {
-        await txUsers.update(target.id, {
-          password_hash: await hasher.hash(password),
+      // Hashed before the transaction, which then holds its connection for two statements only.
+      const passwordHash = await hasher.hash(password);
+      const changed = await transaction.run(async ({ users: txUsers, auth: authRepo }) => {
+        const updated = await txUsers.update(target.id, {
+          password_hash: passwordHash,
           password_changed_at: new Date(),
           failed_logins: 0,
           locked_until: null,
           // Reading the mailed code proves control of the mailbox.
           email_verified_at: target.email_verified_at ?? new Date(),
         });
-        await authRepo.revokeUserSessions(target.id, 'password reset');
+        // Not updated: the account was deleted since it was read (its codes went with it).
+        if (updated) await authRepo.revokeUserSessions(target.id, 'password reset');
+        return updated;
       });
+      if (!changed) {
+        await audit.recordQuietly(
+          aboutAccount(target.id, ctx, {
+            action: 'auth.password.reset',
+            status: 'failure',
+            reason: 'account deleted meanwhile',
+          }),
+        );
+        // Answered as a used or expired link or code is.
+        if ('token' in body)
+          throw badRequest('This reset link is invalid or has expired. Ask for a new one.', [
+            { field: 'token', message: 'Invalid or expired link' },
+          ]);
+        throw badRequest(AuthMessages.invalidCode, [
+          { field: 'otp', code: 'invalid_code', message: AuthMessages.invalidCode },
+        ]);
+      }
       sessionsRevoked(target.id);
       // The mailbox proved who this is: this device may sign in at once even if it was throttled.
       await throttle.forgetPair(target.email, ctx.ip);

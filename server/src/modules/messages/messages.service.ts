@@ -202,7 +202,12 @@ export function createMessagesService({ db, audit, settings, encryption, bus, pe
       // (as the users list: docs/architecture.md › API conventions, "Long lists").
       const window = query.search ? SEARCH_MAX_WINDOW : LIST_MAX_WINDOW;
       const offset = (query.page - 1) * query.limit;
-      assertInWindow(offset, 'people', 'search by name to narrow the list.', window);
+      assertInWindow(
+        offset,
+        'people',
+        query.search ? 'refine the search.' : 'search by name to narrow the list.',
+        window,
+      );
       const { rows, counted } = await repo.searchRecipients({
         callerId: actor.userId,
         permission: SEND,

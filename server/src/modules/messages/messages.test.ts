@@ -599,46 +599,52 @@ describe('live delivery over Server-Sent Events', () => {
   });
 
   describe('while a stream is being set up (one database read before it opens)', () => {
-    /** Slows the stream's start (its read of where the client stands) by `ms`; returns the undo. */
-    function slowStart(ms: number): () => void {
+    /** Slows the stream's start (its read of where the client stands) by `ms`; counts the starts. */
+    function slowStart(ms: number) {
       const service = t.app.ctx.services.messages;
       const original = service.streamStart;
+      const slowed = { starts: 0, undo: () => void (service.streamStart = original) };
       service.streamStart = async (...args) => {
+        slowed.starts += 1;
         await new Promise((r) => setTimeout(r, ms));
         return original(...args);
       };
-      return () => {
-        service.streamStart = original;
-      };
+      return slowed;
     }
     const hub = () => t.app.ctx.realtime.hub;
 
     it('a client that leaves before it opens leaves no stream behind, and does not use up the account', async () => {
       const me = await newUser(t, 'patient');
       const before = hub().size;
-      const undo = slowStart(200);
+      const slowed = slowStart(200);
       try {
         const port = new URL(base).port;
-        for (let i = 0; i < 12; i++) {
+        // Fewer than the cap: slots held by set-ups in flight count toward it until each one ends.
+        for (let i = 0; i < 8; i++) {
           const socket = connect(Number(port), '127.0.0.1');
           socket.write(`GET /api/message/stream HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${me.token}\r\n\r\n`);
-          await new Promise((r) => setTimeout(r, 30));
+          // Gone once its stream has started setting up (past authentication, inside the slowed read).
+          while (slowed.starts <= i) await new Promise((r) => setTimeout(r, 5));
           socket.destroy();
         }
         await new Promise((r) => setTimeout(r, 600));
       } finally {
-        undo();
+        slowed.undo();
       }
+      // Every one reached the handler (and left during its start), so the check below means something.
+      expect(slowed.starts).toBe(8);
       expect(hub().size).toBe(before);
-      const fresh = await open(me.token);
-      expect(fresh.status).toBe(200);
-      fresh.close();
+      // All ten of the account's streams are still there to open.
+      const fresh = await Promise.all(Array.from({ length: 10 }, () => open(me.token)));
+      expect(fresh.map((s) => s.status)).toEqual(Array(10).fill(200));
+      expect((await open(me.token)).status).toBe(429);
+      for (const s of fresh) s.close();
     });
 
     it('a burst of connections never opens more than the account may hold', async () => {
       const me = await newUser(t, 'patient');
-      const undo = slowStart(100);
-      const streams = await Promise.all(Array.from({ length: 25 }, () => open(me.token))).finally(undo);
+      const slowed = slowStart(100);
+      const streams = await Promise.all(Array.from({ length: 25 }, () => open(me.token))).finally(slowed.undo);
       const statuses = streams.map((s) => s.status);
       expect(statuses.filter((s) => s === 200)).toHaveLength(10);
       expect(statuses.filter((s) => s === 429)).toHaveLength(15);

@@ -207,9 +207,14 @@ export function createSharingService({
       ]);
       return at;
     });
-    // Revoked (or expired) while the code was checked: as for a share revoked before.
+    // Revoked or expired while the code was checked: answered as such a share is before its check.
     if (!verifiedAt) {
-      await failGroup('revoked or expired meanwhile');
+      const now = await repo.getGroup(group.id);
+      if (now && shareState(now) === 'expired') {
+        await failGroup('expired meanwhile');
+        throw badRequest(SharingMessages.expired);
+      }
+      await failGroup('revoked meanwhile');
       throw notFound(SharingMessages.notFound);
     }
     return {
@@ -416,9 +421,14 @@ export function createSharingService({
         ]);
         return row;
       });
-      // Revoked (or expired) while the code was checked: as for a share revoked before.
+      // Revoked or expired while the code was checked: answered as such a share is before its check.
       if (!verified) {
-        await fail('revoked or expired meanwhile');
+        const now = await repo.getLive(share.id);
+        if (now && shareState(now) === 'expired') {
+          await fail('expired meanwhile');
+          throw badRequest(SharingMessages.expired);
+        }
+        await fail('revoked meanwhile');
         throw notFound(SharingMessages.notFound);
       }
       return {

@@ -1,7 +1,14 @@
 import { SharingMessages } from '@medshare/contracts';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type SignedIn, type TestApp, createTestApp, loginAdmin, newUser } from '../../../test/harness.ts';
+import {
+  type SignedIn,
+  type TestApp,
+  createTestApp,
+  holdNextHasherCall,
+  loginAdmin,
+  newUser,
+} from '../../../test/harness.ts';
 import { codeIn } from '../../../test/smtp.ts';
 import { fixture, uploadFile } from '../images/images.test-helpers.ts';
 
@@ -416,28 +423,42 @@ describe('a share revoked while its code is checked, or twice', () => {
     ).map((r) => `${r.action_type}:${r.status}`);
 
   it('a verify that loses to a revoke answers 404 and records a failure: never "verified" after the revoke', async () => {
-    let lost = 0;
-    for (let i = 0; i < 6; i++) {
-      const id = await newImage();
-      const { sharingId, code } = await share(id, colleague);
-      const verifying = verify(sharingId, code, colleague.token);
-      // The revoke lands while argon2 checks the code.
-      await new Promise((r) => setTimeout(r, i % 3));
-      const revoking = t.request({ method: 'DELETE', url: `/api/sharing/${sharingId}`, token: owner.token });
-      const [verified, revoked] = await Promise.all([verifying, revoking]);
-      expect(revoked.statusCode, revoked.body).toBe(200);
-      const rows = await auditOf(sharingId);
-      if (verified.statusCode === 200) {
-        // It committed first: its row comes before the revoke's.
-        expect(rows).toEqual(['share.verify:success', 'share.revoke:success']);
-      } else {
-        lost += 1;
-        expect(verified.statusCode, verified.body).toBe(404);
-        expect(rows).toEqual(['share.revoke:success', 'share.verify:failure']);
-      }
-    }
-    // The race is real: at least one verify lost it (argon2 takes tens of ms, the revoke a few).
-    expect(lost).toBeGreaterThan(0);
+    const id = await newImage();
+    const { sharingId, code } = await share(id, colleague);
+    // The revoke commits while the recipient's code is being checked.
+    const held = holdNextHasherCall(t, 'verify');
+    const verifying = verify(sharingId, code, colleague.token);
+    await held.reached;
+    const revoked = await t.request({ method: 'DELETE', url: `/api/sharing/${sharingId}`, token: owner.token });
+    expect(revoked.statusCode, revoked.body).toBe(200);
+    held.release();
+    const verified = await verifying;
+    expect(verified.statusCode, verified.body).toBe(404);
+    expect(await auditOf(sharingId)).toEqual(['share.revoke:success', 'share.verify:failure']);
+    const row = await db()
+      .selectFrom('shares')
+      .select('verified_at')
+      .where('id', '=', sharingId)
+      .executeTakeFirstOrThrow();
+    expect(row.verified_at).toBeNull();
+  });
+
+  it('a verify whose share expires while its code is checked answers as an expired share (400)', async () => {
+    const id = await newImage();
+    const { sharingId, code } = await share(id, colleague);
+    const held = holdNextHasherCall(t, 'verify');
+    const verifying = verify(sharingId, code, colleague.token);
+    await held.reached;
+    await db()
+      .updateTable('shares')
+      .set({ expires_at: new Date(Date.now() - 1_000) })
+      .where('id', '=', sharingId)
+      .execute();
+    held.release();
+    const verified = await verifying;
+    expect(verified.statusCode, verified.body).toBe(400);
+    expect(verified.json().message).toBe(SharingMessages.expired);
+    expect(await auditOf(sharingId)).toEqual(['share.verify:failure']);
   });
 
   it('a second revoke answers the revoked share and records nothing more (a study share: studies.test.ts)', async () => {

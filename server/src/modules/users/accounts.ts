@@ -15,7 +15,8 @@ export interface AccountStore {
   findTaken(email: string, username: string): Promise<{ email: boolean; username: boolean }>;
   roleId(name: RoleName): Promise<number>;
   create(user: NewUser): Promise<{ id: string }>;
-  update(id: string, patch: UserUpdate): Promise<unknown>;
+  /** false when no live account was changed (deleted since it was read). */
+  update(id: string, patch: UserUpdate): Promise<boolean>;
 }
 
 /**

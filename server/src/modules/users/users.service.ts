@@ -1,4 +1,6 @@
 import {
+  FUTURE_DATE_OF_BIRTH_MESSAGE,
+  isFutureDateOfBirth,
   type AdminSummary,
   type DashboardStats,
   type FieldError,
@@ -181,6 +183,8 @@ export function createUsersService(deps: Deps) {
       };
       if (current.role !== 'patient') refuse(PATIENT_ONLY, 'Only patients have this field');
       if (current.role !== 'healthProvider') refuse(PROVIDER_ONLY, 'Only health providers have this field');
+      if (body.dob && body.dob !== current.dob && isFutureDateOfBirth(body.dob))
+        errors.push({ field: 'dob', message: FUTURE_DATE_OF_BIRTH_MESSAGE });
       if (errors.length) throw validationFailed(errors);
 
       const { firstname, lastname, ...optional } = body;

@@ -6,6 +6,7 @@ import {
   type SignedIn,
   type TestApp,
   createTestApp,
+  holdNextHasherCall,
   loginAdmin,
   newUser,
   uniqueName,
@@ -176,6 +177,11 @@ describe('PUT /api/users/profile', () => {
       expect(res.json().errors.map((e: { field: string }) => e.field)).toContain('dob');
     }
     expect((await req('GET', '/api/users/profile', u.token)).json().data.dob).toBe('1991-02-28');
+    // A future date stored before the rule (the form sends it back unchanged) does not block other edits.
+    await t.app.ctx.database.db.updateTable('users').set({ dob: '2999-01-01' }).where('id', '=', u.user.id).execute();
+    const other = await req('PUT', '/api/users/profile', u.token, { dob: '2999-01-01', firstname: 'Amina' });
+    expect(other.statusCode, other.body).toBe(200);
+    expect(other.json().data).toMatchObject({ firstname: 'Amina', dob: '2999-01-01' });
   });
 
   it('refuses patient-only fields from a provider and provider-only fields from a patient, but accepts them empty', async () => {
@@ -970,6 +976,38 @@ describe('changes racing the account deletion', () => {
       // Nothing is recorded as done to the account after its deletion.
       expect((await actionsOn(u.user.id)).at(-1)).toBe('user.delete');
     }
+  });
+
+  it('a password reset held while the account is deleted answers 400 and writes nothing onto the scrubbed account', async () => {
+    const u = await newUser(t, 'patient');
+    await req('POST', '/api/auth/forgot-password', undefined, { email: u.user.email });
+    await t.app.ctx.services.auth.settled();
+    const otp = codeIn(await t.smtp.lastTo(u.user.email));
+    // The deletion commits while the new password is being hashed.
+    const held = holdNextHasherCall(t, 'hash');
+    const resetting = req('POST', '/api/auth/reset-password', undefined, {
+      email: u.user.email,
+      otp,
+      newPassword: 'Brand-new-passphrase-9',
+    });
+    await held.reached;
+    expect((await req('DELETE', `/api/users/${u.user.id}`, admin.token)).statusCode).toBe(200);
+    held.release();
+    const reset = await resetting;
+    expect(reset.statusCode, reset.body).toBe(400);
+    const row = await t.app.ctx.database.db
+      .selectFrom('users')
+      .select(['password_hash', 'deleted_at'])
+      .where('id', '=', u.user.id)
+      .executeTakeFirstOrThrow();
+    expect(row).toMatchObject({ password_hash: '!deleted', deleted_at: expect.any(Date) });
+    const resets = await t.app.ctx.database.db
+      .selectFrom('audit_logs')
+      .select(['status', 'reason'])
+      .where('action_type', '=', 'auth.password.reset')
+      .where('record_id', '=', u.user.id)
+      .execute();
+    expect(resets).toEqual([{ status: 'failure', reason: 'account deleted meanwhile' }]);
   });
 
   it('a profile edit sent with the deletion never writes personal data back onto the scrubbed account', async () => {
