@@ -337,6 +337,11 @@ export function nativeFrameSize(ds: DataSet): number {
 }
 
 /** Checks a parsed object and reads what the upload keeps. Throws DicomRejection. */
+/** A US value (0–65 535), else null. */
+const withinUs = (value: number | null) => (value !== null && value >= 0 && value <= 0xffff ? value : null);
+/** A bit count (at most 64 in any transfer syntax), else null. */
+const bitsIn = (value: number | null) => (value !== null && value >= 0 && value <= 64 ? value : null);
+
 export function inspect(parsed: ParsedDicom): Inspection {
   const { dataSet: ds, transferSyntax } = parsed;
   const sopClassUid = str(ds, 'x00080016') ?? str(ds, 'x00020002');
@@ -345,9 +350,11 @@ export function inspect(parsed: ParsedDicom): Inspection {
   if (!isSupportedSyntax(transferSyntax))
     throw new DicomRejection(415, DicomMessages.unsupportedSyntax(transferSyntax.slice(0, 64)));
   const pixel = ds.elements.x7fe00010;
-  const rows = num(ds, 'x00280010');
-  const columns = num(ds, 'x00280011');
-  const bitsAllocated = num(ds, 'x00280100');
+  // US values (a malformed file may give them four bytes): what does not fit their VR is unknown, not
+  // a number for the integer columns to refuse (a document with Rows 3 000 000 000 answered 500).
+  const rows = withinUs(num(ds, 'x00280010'));
+  const columns = withinUs(num(ds, 'x00280011'));
+  const bitsAllocated = bitsIn(num(ds, 'x00280100'));
   const frames = pixel ? Math.max(1, intString(ds, 'x00280008') ?? 1) : null;
   const summary: DicomSummary = {
     kind: pixel ? 'image' : 'document',
@@ -362,7 +369,7 @@ export function inspect(parsed: ParsedDicom): Inspection {
     columns,
     frames,
     bitsAllocated,
-    bitsStored: num(ds, 'x00280101'),
+    bitsStored: bitsIn(num(ds, 'x00280101')),
     photometricInterpretation: str(ds, 'x00280004')?.slice(0, 32) ?? null,
     transferSyntaxUid: transferSyntax,
     burnedInAnnotation: (str(ds, 'x00280301') ?? '').toUpperCase() === 'YES',

@@ -1,3 +1,4 @@
+import dcmjs from 'dcmjs';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -8,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type SignedIn, type TestApp, createTestApp, newUser } from '../../../test/harness.ts';
 import { codeIn } from '../../../test/smtp.ts';
 import { bytesOf, fixture, uploadFile } from '../images/images.test-helpers.ts';
-import { generateStudy } from '../studies/studies.test-helpers.ts';
+import { generateStudy, newUid } from '../studies/studies.test-helpers.ts';
 import { DicomMessages } from './dicom-core.ts';
 import { NO_DCMTK, dcmdump, hasDcmtk } from './dicom-test-helpers.ts';
 import { PROFILE } from './deidentify.ts';
@@ -127,6 +128,29 @@ describe('upload of DICOM objects', () => {
       const res = await uploadFile(t, doc.token, file, { caption: `Study of ${studyDate}` });
       expect(res.statusCode, `${studyDate}: ${res.body}`).toBe(201);
       expect(res.json().data.dicom.studyDate, studyDate).toBe(stored);
+    }
+  });
+
+  it('stores a document whose Rows, Columns or Bits are out of their range (four bytes in a malformed file) with them empty', async () => {
+    for (const [tag, value] of [
+      ['00280010', 3_000_000_000],
+      ['00280011', 4_000_000_000],
+      ['00280100', 70_000],
+      ['00280101', 70_000],
+    ] as const) {
+      const source = dcm('sr_comprehensive_explicit_le.dcm');
+      const message = dcmjs.data.DicomMessage.readFile(
+        source.data.buffer.slice(source.data.byteOffset, source.data.byteOffset + source.data.length) as ArrayBuffer,
+      );
+      message.dict[tag] = { vr: 'UL', Value: [value] };
+      // Each its own instance (the duplicate rule would answer the second as stored).
+      const sop = newUid();
+      message.dict['00080018'] = { vr: 'UI', Value: [sop] };
+      message.meta['00020003'] = { vr: 'UI', Value: [sop] };
+      const data = Buffer.from(message.write({ allowInvalidVRLength: true }));
+      const res = await uploadFile(t, doc.token, { ...source, data }, { caption: `${tag} out of range` });
+      expect(res.statusCode, `${tag}: ${res.body}`).toBe(201);
+      expect(res.json().data.dicom).toMatchObject({ kind: 'document', rows: null, columns: null });
     }
   });
 
