@@ -143,6 +143,22 @@ export function createSharingService({
    * (recipient only, five tries, expiry), counted on the group; verifying or locking writes the
    * group and every instance row in one transaction.
    */
+  /**
+   * A verify whose share (`now`, read again) was revoked or expired while its code was checked: it is
+   * answered, and its failure recorded, as for a share that had ended before its check.
+   */
+  async function endedMeanwhile(
+    now: Parameters<typeof shareState>[0] | undefined,
+    fail: (reason: string) => Promise<unknown>,
+  ): Promise<never> {
+    if (now && shareState(now) === 'expired') {
+      await fail('expired meanwhile');
+      throw badRequest(SharingMessages.expired);
+    }
+    await fail('revoked meanwhile');
+    throw notFound(SharingMessages.notFound);
+  }
+
   async function verifyGroup(actor: Actor, groupId: string, body: ShareVerifyBody): Promise<ShareVerifyResponseData> {
     const failGroup = (reason: string) =>
       audit.recordQuietly({
@@ -207,16 +223,7 @@ export function createSharingService({
       ]);
       return at;
     });
-    // Revoked or expired while the code was checked: answered as such a share is before its check.
-    if (!verifiedAt) {
-      const now = await repo.getGroup(group.id);
-      if (now && shareState(now) === 'expired') {
-        await failGroup('expired meanwhile');
-        throw badRequest(SharingMessages.expired);
-      }
-      await failGroup('revoked meanwhile');
-      throw notFound(SharingMessages.notFound);
-    }
+    if (!verifiedAt) return endedMeanwhile(await repo.getGroup(group.id), failGroup);
     return {
       sharingId: group.id,
       imageId: counts.sample_image_id,
@@ -421,16 +428,7 @@ export function createSharingService({
         ]);
         return row;
       });
-      // Revoked or expired while the code was checked: answered as such a share is before its check.
-      if (!verified) {
-        const now = await repo.getLive(share.id);
-        if (now && shareState(now) === 'expired') {
-          await fail('expired meanwhile');
-          throw badRequest(SharingMessages.expired);
-        }
-        await fail('revoked meanwhile');
-        throw notFound(SharingMessages.notFound);
-      }
+      if (!verified) return endedMeanwhile(await repo.getLive(share.id), fail);
       return {
         sharingId: share.id,
         imageId: share.image_id,
