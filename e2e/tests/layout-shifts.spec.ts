@@ -63,6 +63,34 @@ for (const viewport of [
     await context.close();
   });
 
+  test(`View Images: the image sections wait for their own list, not only the studies' (${size})`, async ({
+    browser,
+  }) => {
+    const { page, context, shifts } = await providerOnSlowLink(browser, viewport);
+    // The image list answers last, after the page's chunks and the study list: drawn before it, the
+    // Shared section was pushed down as the Uploaded cards filled in above it.
+    await page.route('**/api/upload/my-images?*', async (route) => {
+      await new Promise((resolve) => setTimeout(resolve, 2_000));
+      await route.continue();
+    });
+    await page.goto('/view-images');
+    const studies = page.getByRole('region', { name: 'DICOM Studies' });
+    await expect(studies.getByRole('article', { name: 'Layout CT head' })).toBeVisible({ timeout: 30_000 });
+    // The list is still on its way: no image section is drawn yet.
+    await expect(page.getByRole('region', { name: 'Shared Images' })).toHaveCount(0);
+    const shared = page.getByRole('region', { name: 'Shared Images' });
+    await expect(shared).toBeVisible({ timeout: 30_000 });
+    await expect(
+      page
+        .getByRole('region', { name: 'Uploaded Images' })
+        .getByRole('article', { name: 'Layout knee 3' })
+        .getByRole('img', { name: 'Preview of Layout knee 3' }),
+    ).toBeVisible({ timeout: 30_000 });
+    const scores = await shifts.settle();
+    expect(total(scores), `layout shifts: ${scores.join(', ')}`).toBeLessThan(0.01);
+    await context.close();
+  });
+
   test(`the dashboard and the audit logs keep still while their reads answer (${size})`, async ({ browser }) => {
     const { page, context, shifts } = await providerOnSlowLink(browser, viewport);
     await page.goto('/dashboard');

@@ -145,25 +145,30 @@ describe('View images: cards drawn in steps (useRevealBudget)', () => {
     expect(section('Shared Images')).toBeInTheDocument();
   });
 
-  it('with the list answering after the page mounted, keeps the sections drawn while it waited and fills them', async () => {
+  it('draws no image section before the image list has answered, so that the Uploaded cards never push the Shared section down', async () => {
     store.dispatch(setUser({ user: makeUser({ id: PROVIDER.id, role: 'healthProvider' }), token: 'tok' }));
     stubList(sevenImages);
     let answerImages = () => {};
     const imagesHeld = new Promise<void>((resolve) => (answerImages = resolve));
+    let studyReads = 0;
     server.use(
+      api.get<StudySummary[]>('/studies', () => {
+        studyReads += 1;
+        return paged([]);
+      }),
       api.get<Image[]>('/upload/my-images', async () => {
         await imagesHeld;
         return paged(sevenImages);
       }),
     );
     renderAs('healthProvider');
-    // Drawn once the (empty) study list has answered, while the image list still loads.
-    const shared = await screen.findByRole('region', { name: 'Shared Images' });
-    expect(screen.queryAllByRole('article')).toHaveLength(0);
+    // The (empty) study list has answered; the image list has not: neither section is drawn.
+    await waitFor(() => expect(studyReads).toBe(1));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(screen.queryByRole('region', { name: 'Uploaded Images' })).toBeNull();
+    expect(screen.queryByRole('region', { name: 'Shared Images' })).toBeNull();
     answerImages();
-    expect(await screen.findAllByRole('article')).not.toHaveLength(0);
-    // The section shown while the list loaded is the same element all along.
-    expect(section('Shared Images')).toBe(shared);
+    expect(await screen.findByRole('region', { name: 'Shared Images' })).toBeInTheDocument();
     await waitFor(() => expect(screen.getAllByRole('article')).toHaveLength(7));
   });
 

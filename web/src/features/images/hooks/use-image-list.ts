@@ -35,5 +35,7 @@ export function useImageList(role: RoleName | undefined) {
     toast.error('Failed to fetch images', IMAGES_TOAST);
   }, [isError, error]);
 
-  return { images, pagination, page, setPage, loading: isFetching, reload: refetch };
+  // Answered at least once (or failed): which cards each section holds is known.
+  const answered = data !== undefined || isError;
+  return { images, pagination, page, setPage, loading: isFetching, answered, reload: refetch };
 }

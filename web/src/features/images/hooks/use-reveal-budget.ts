@@ -11,9 +11,9 @@ export const CARDS_PER_STEP = 2;
  * after the previous one was painted. Six cards drawn at once were one long task of 370-800 ms on
  * Lighthouse's phone, blocking taps; in steps no task exceeds a few cards' worth. Cards are added in
  * document order and what follows them waits for the last step, so nothing already drawn moves
- * (docs/architecture.md › Frontend, "Start-up"). Once every card of the first answer is drawn, or the
- * page mounted before its list answered, the budget is unlimited: later answers draw at once. Until
- * `ready` (what comes above the cards is known) nothing is drawn and no step is taken.
+ * (docs/architecture.md › Frontend, "Start-up"). Once every card of the first answer is drawn, the
+ * budget is unlimited: later answers draw at once. Until `ready` (the cards' list has answered, and
+ * what comes above them is known) nothing is drawn and no step is taken.
  */
 export function useRevealBudget(total: number, ready = true): { budget: number; allDrawn: boolean } {
   const [budget, setBudget] = useState(FIRST_CARDS);
