@@ -29,6 +29,8 @@ export default defineConfig({
     // Inlined assets would become data: URLs, which the CSP does not allow for fonts and images.
     assetsInlineLimit: 0,
     sourcemap: false,
+    // Which chunks each route needs (web/build/route-preloads.ts); removed once read.
+    manifest: true,
     rolldownOptions: {
       output: {
         codeSplitting: {

@@ -92,3 +92,45 @@ for (const viewport of [
     });
   });
 }
+
+/**
+ * The HTML of a page of the app names the chunks of the page it opens (server/src/http/route-preloads.ts,
+ * from web/build/route-preloads.ts), so that they come beside the entry instead of after it has run.
+ */
+test('the HTML names the chunks of the page it opens, and the browser fetches each once', async ({ page, request }) => {
+  const patient = uniqueUser('patient');
+  await registerViaApi(patient);
+  const html = await (await request.get('/view-images')).text();
+  const preloaded = [...html.matchAll(/<link rel="modulepreload" crossorigin href="([^"]+)">/g)].map((m) => m[1]!);
+  expect(
+    preloaded.some((href) => /^\/assets\/app-layout-[\w-]+\.js$/.test(href)),
+    preloaded.join(' '),
+  ).toBe(true);
+  expect(
+    preloaded.some((href) => /^\/assets\/view-images-[\w-]+\.js$/.test(href)),
+    preloaded.join(' '),
+  ).toBe(true);
+  // Another page, another list; a path no page has gets the not-found page's.
+  const dashboard = await (await request.get('/dashboard')).text();
+  expect(dashboard).toMatch(/href="\/assets\/dashboard-[\w-]+\.js"/);
+  expect(dashboard).not.toMatch(/href="\/assets\/view-images-/);
+  expect(await (await request.get('/no/such/page')).text()).toMatch(/href="\/assets\/not-found-[\w-]+\.js"/);
+
+  const problems: string[] = [];
+  page.on('console', (message) => {
+    if (message.type() === 'error') problems.push(message.text());
+  });
+  await signInWithSession(page, patient.email, patient.password);
+  const asked: string[] = [];
+  page.on('request', (r) => {
+    if (r.url().includes('/assets/')) asked.push(new URL(r.url()).pathname);
+  });
+  await page.reload();
+  await expect(page.getByRole('heading', { name: 'View Medical Images' })).toBeVisible();
+  for (const href of preloaded)
+    expect(
+      asked.filter((a) => a === href),
+      href,
+    ).toHaveLength(1);
+  expect(problems).toEqual([]);
+});

@@ -23,6 +23,7 @@ import { registerErrorHandler } from './http/error-handler.ts';
 import { loggerOptions } from './http/logger.ts';
 import { refuseNulCharacters } from './http/no-nul.ts';
 import { registerRefusalAudit } from './http/refusal-audit.ts';
+import { indexHtmlByPath } from './http/route-preloads.ts';
 import { registerSecurityHeaders } from './http/security-headers.ts';
 import { type Metrics, registerMetrics } from './http/metrics.ts';
 import { capConnectionsPerAddress, limitSlowBodies, serverTimeouts } from './http/slow-clients.ts';
@@ -200,7 +201,7 @@ export async function buildApp(config: Config, options: { logStream?: Writable }
  * The static first pages get their own file when the build made it (`/` landing.html, `/login`
  * login.html: index.html with the page prerendered in it and a boot script in place of the app's entry,
  * web/build/prerender.ts; docs/decisions.md › Static first pages), its inline styles stamped with the
- * same nonce.
+ * same nonce. Every other path gets index.html with its page's chunks preloaded (http/route-preloads.ts).
  */
 async function registerWebApp(app: FastifyInstance, dist: string, withStyleNonce: (reply: FastifyReply) => string) {
   const indexPath = `${dist}/index.html`;
@@ -212,6 +213,7 @@ async function registerWebApp(app: FastifyInstance, dist: string, withStyleNonce
   const staticPage = (file: string) =>
     existsSync(`${dist}/${file}`) ? readFileSync(`${dist}/${file}`, 'utf8') : indexHtml;
   const staticPages = { '/': staticPage('landing.html'), '/login': staticPage('login.html') };
+  const indexFor = indexHtmlByPath(dist, indexHtml);
   await app.register(fastifyStatic, {
     root: dist,
     index: false,
@@ -239,7 +241,7 @@ async function registerWebApp(app: FastifyInstance, dist: string, withStyleNonce
         .status(404)
         .send({ success: false, code: 'not_found', message: `Route ${request.method} ${path} not found` });
     }
-    return sendIndex(reply);
+    return sendIndex(reply, indexFor(path));
   });
 }
 

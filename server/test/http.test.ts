@@ -28,6 +28,19 @@ beforeAll(async () => {
           '<html><head><meta property="csp-nonce" nonce="__CSP_NONCE__"><style data-emotion="mui a1" nonce="__CSP_NONCE__">.a1{}</style></head>' +
             `<body><div id="prerendered"><h1>${heading}</h1></div><div id="root"></div></body></html>`,
         );
+      // What web/build/route-preloads.ts writes: each route's pattern and the chunks its pages need.
+      writeFileSync(
+        join(dist, 'route-preloads.json'),
+        JSON.stringify([
+          {
+            path: '/view-images',
+            pattern: '^/view-images/?$',
+            files: ['/assets/app-layout-A1.js', '/assets/view-images-B2.js'],
+          },
+          { path: '/studies/:studyUid', pattern: '^/studies/[^/]+/?$', files: ['/assets/study-C3.js'] },
+          { path: '/*', pattern: '^(?:/.*)?/?$', files: ['/assets/not-found-D4.js'] },
+        ]),
+      );
       c.webDist = dist;
     },
     new Writable({
@@ -102,6 +115,27 @@ describe('security headers', () => {
     }
     for (const url of ['/register', '/login/x', '/view-images', '/x'])
       expect((await t.request({ method: 'GET', url })).body, url).not.toContain('prerendered');
+  });
+
+  it("preloads the chunks of the page a path opens, by the build's list of routes", async () => {
+    const preloads = async (url: string) =>
+      [
+        ...(await t.request({ method: 'GET', url })).body.matchAll(
+          /<link rel="modulepreload" crossorigin href="([^"]+)">/g,
+        ),
+      ].map((m) => m[1]);
+    expect(await preloads('/view-images')).toEqual(['/assets/app-layout-A1.js', '/assets/view-images-B2.js']);
+    // As React Router matches: any case, a trailing slash, the query aside.
+    expect(await preloads('/View-Images/?sharingId=x')).toEqual([
+      '/assets/app-layout-A1.js',
+      '/assets/view-images-B2.js',
+    ]);
+    expect(await preloads('/studies/1.2.840.1')).toEqual(['/assets/study-C3.js']);
+    // A path no page has: the not-found page's chunks, the last route.
+    expect(await preloads('/studies/1.2/x/y')).toEqual(['/assets/not-found-D4.js']);
+    // The static pages load no app chunk before they are drawn.
+    expect(await preloads('/')).toEqual([]);
+    expect(await preloads('/login')).toEqual([]);
   });
 
   it('gzips the page when the browser accepts it (its nonce rules out compressing it at build time)', async () => {

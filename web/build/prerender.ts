@@ -2,12 +2,15 @@
  * After `vite build` and the server-side build of src/app/prerender-pages.tsx into .ssr/: writes one
  * HTML file per static page (dist/landing.html, dist/login.html), index.html with the page's static
  * HTML in it and its boot script in place of the app's entry, which the server sends for the page's
- * path (server/src/app.ts registerWebApp; docs/decisions.md › Static first pages).
+ * path (server/src/app.ts registerWebApp; docs/decisions.md › Static first pages). Then the chunks
+ * each route needs, for the server to preload with index.html (dist/route-preloads.json,
+ * build/route-preloads.ts), from Vite's manifest, which is removed: nothing serves it.
  */
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { build, type Rolldown } from 'vite';
 import { APP_ENTRY_META, APP_STYLE_META, COPY_PATH, STATIC_COPY_ID } from '../src/lib/static-page.ts';
+import { type Manifest, routePreloads } from './route-preloads.ts';
 
 const dist = new URL('../dist/', import.meta.url);
 const ssrDir = new URL('../.ssr/', import.meta.url);
@@ -22,9 +25,12 @@ const ROOT = '<div id="root"></div>';
 const DRAW_WHEN_PARSED = '<link rel="expect" href="#root" blocking="render">';
 
 type StaticPageName = 'landing' | 'login';
-const { renderStaticPage, STATIC_PAGES } = (await import(new URL('prerender-pages.js', ssrDir).href)) as {
+const { renderStaticPage, STATIC_PAGES, routePageFiles } = (await import(
+  new URL('prerender-pages.js', ssrDir).href
+)) as {
   renderStaticPage: (name: StaticPageName, nonce: string) => { html: string; style: string };
   STATIC_PAGES: Record<StaticPageName, { path: string }>;
+  routePageFiles: () => { path: string; files: string[] }[];
 };
 
 const index = readFileSync(new URL('index.html', dist), 'utf8');
@@ -77,6 +83,19 @@ for (const name of Object.keys(STATIC_PAGES) as StaticPageName[]) {
   writeFileSync(new URL(`${name}.html`, dist), html);
   process.stdout.write(`prerendered the ${name} page: dist/${name}.html (${Math.round(html.length / 1024)} KiB)\n`);
 }
+
+const manifestDir = new URL('.vite/', dist);
+const manifest = JSON.parse(readFileSync(new URL('manifest.json', manifestDir), 'utf8')) as Manifest;
+const inHtml = new Set([
+  entry.url,
+  ...[...index.matchAll(/<link rel="modulepreload"[^>]* href="([^"]+)"/g)].map((m) => m[1]!),
+]);
+const preloads = routePreloads(routePageFiles(), manifest, inHtml);
+writeFileSync(new URL('route-preloads.json', dist), `${JSON.stringify(preloads, null, 2)}\n`);
+process.stdout.write(
+  `route preloads: ${preloads.length} routes, ${Math.max(...preloads.map((p) => p.files.length))} files at most\n`,
+);
+rmSync(manifestDir, { recursive: true, force: true });
 rmSync(ssrDir, { recursive: true, force: true });
 
 /** src/boot/static-page-boot.ts with its few imports, as one file of its own beside the app's chunks. */

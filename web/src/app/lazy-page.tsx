@@ -1,9 +1,12 @@
 import { use, type ComponentType } from 'react';
 
-type PageModule = { default: ComponentType };
+export type PageModule = { default: ComponentType };
 
-/** Each lazily loaded page's import, so that the start-up can begin it before React asks for it. */
-const loaders = new Map<unknown, () => Promise<PageModule>>();
+/**
+ * Each lazily loaded page's import, so that the start-up can begin it before React asks for it, and
+ * its source file, by which the build names the chunks a route needs (web/build/route-preloads.ts).
+ */
+const pages = new Map<unknown, { start: () => Promise<PageModule>; file: string | undefined }>();
 
 /**
  * A page in a chunk of its own, loaded once. Unlike `React.lazy`, whose first render always suspends
@@ -12,7 +15,7 @@ const loaders = new Map<unknown, () => Promise<PageModule>>();
  * React does not hold the page back for its 300 ms reveal throttle (docs/decisions.md › Pages
  * rendered once their chunks are in). Before its chunk, the page suspends as a lazy one does.
  */
-export function lazyPage(load: () => Promise<PageModule>, name: string): ComponentType {
+export function lazyPage(load: () => Promise<PageModule>, name: string, file?: string): ComponentType {
   let started: Promise<PageModule> | undefined;
   const start = (): Promise<PageModule> => {
     if (started) return started;
@@ -30,9 +33,12 @@ export function lazyPage(load: () => Promise<PageModule>, name: string): Compone
     return <Component />;
   }
   Page.displayName = name;
-  loaders.set(Page, start);
+  pages.set(Page, { start, file });
   return Page;
 }
 
 /** What starts (once) the import of a page made by `lazyPage`; undefined for any other component. */
-export const pageLoader = (component: unknown): (() => Promise<PageModule>) | undefined => loaders.get(component);
+export const pageLoader = (component: unknown): (() => Promise<PageModule>) | undefined => pages.get(component)?.start;
+
+/** The source file of a page made by `lazyPage`, as it was given; undefined for any other component. */
+export const pageFile = (component: unknown): string | undefined => pages.get(component)?.file;

@@ -13,6 +13,9 @@ import { LandingPage } from '../features/landing/components/landing-page';
 import { STATIC_COPY_ID } from '../lib/static-page';
 import { createStore } from '../lib/store';
 
+// The build lists each route's chunks from the router's page files (web/build/route-preloads.ts).
+export { routePageFiles } from './router';
+
 /** The pages built as static HTML (docs/decisions.md › Static first pages), by the path they are served at. */
 export const STATIC_PAGES = {
   landing: { path: paths.home, page: <LandingPage /> },

@@ -6,38 +6,50 @@ import { paths } from '../config/paths';
 import { useLogout } from '../features/auth/hooks/use-logout';
 import { useDropStaticCopyElsewhere } from '../lib/prerendered';
 import { useDismissErrorToastsOnPageChange } from './dismiss-errors-on-page-change';
-import { lazyPage, pageLoader } from './lazy-page';
+import { lazyPage, pageFile, pageLoader, type PageModule } from './lazy-page';
 import { RequireAuth } from './require-auth';
 import { RequirePageAccess } from './require-page-access';
 import { RoutesWithBoundary } from './route-error';
 import { SignedOutOnly } from './signed-out-only';
 
 // Every page is its own chunk: the first visit downloads only the page it opens (app/lazy-page.tsx).
-const Landing = lazyPage(() => import('./routes/landing'), 'Landing');
-const ShareImage = lazyPage(() => import('./routes/share-image'), 'ShareImage');
-const ExternalLink = lazyPage(() => import('./routes/external-link'), 'ExternalLink');
-const Login = lazyPage(() => import('./routes/login'), 'Login');
-const Register = lazyPage(() => import('./routes/register'), 'Register');
-const VerifyAccount = lazyPage(() => import('./routes/verify-account'), 'VerifyAccount');
-const ForgotPassword = lazyPage(() => import('./routes/forgot-password'), 'ForgotPassword');
-const ResetPassword = lazyPage(() => import('./routes/reset-password'), 'ResetPassword');
-const NotFound = lazyPage(() => import('./routes/not-found'), 'NotFound');
-const AppLayout = lazyPage(() => import('./routes/app/app-layout'), 'AppLayout');
-const Dashboard = lazyPage(() => import('./routes/app/dashboard'), 'Dashboard');
-const AdminDashboard = lazyPage(() => import('./routes/app/admin-dashboard'), 'AdminDashboard');
-const Profile = lazyPage(() => import('./routes/app/profile'), 'Profile');
-const UserProfile = lazyPage(() => import('./routes/app/user-profile'), 'UserProfile');
-const Upload = lazyPage(() => import('./routes/app/upload'), 'Upload');
-const ViewImages = lazyPage(() => import('./routes/app/view-images'), 'ViewImages');
-const Messages = lazyPage(() => import('./routes/app/messages'), 'Messages');
-const AuditLogs = lazyPage(() => import('./routes/app/audit-logs'), 'AuditLogs');
-const RolesPermissions = lazyPage(() => import('./routes/app/roles-permissions'), 'RolesPermissions');
-const AppSettings = lazyPage(() => import('./routes/app/app-settings'), 'AppSettings');
-const AiAnalysis = lazyPage(() => import('./routes/app/ai-analysis'), 'AiAnalysis');
-const Study = lazyPage(() => import('./routes/app/study'), 'Study');
+// Each is named by its file, from which the build lists the chunks each route needs, for the
+// server to preload with the HTML (web/build/route-preloads.ts).
+const pageModules = import.meta.glob<PageModule>([
+  './routes/**/*.tsx',
+  '../features/dicom-viewer/*-route.tsx',
+  '!**/*.test.tsx',
+]);
+function page(file: string, name: string) {
+  const load = pageModules[file];
+  if (!load) throw new Error(`router: no page module ${file}`);
+  return lazyPage(load, name, file);
+}
+const Landing = page('./routes/landing.tsx', 'Landing');
+const ShareImage = page('./routes/share-image.tsx', 'ShareImage');
+const ExternalLink = page('./routes/external-link.tsx', 'ExternalLink');
+const Login = page('./routes/login.tsx', 'Login');
+const Register = page('./routes/register.tsx', 'Register');
+const VerifyAccount = page('./routes/verify-account.tsx', 'VerifyAccount');
+const ForgotPassword = page('./routes/forgot-password.tsx', 'ForgotPassword');
+const ResetPassword = page('./routes/reset-password.tsx', 'ResetPassword');
+const NotFound = page('./routes/not-found.tsx', 'NotFound');
+const AppLayout = page('./routes/app/app-layout.tsx', 'AppLayout');
+const Dashboard = page('./routes/app/dashboard.tsx', 'Dashboard');
+const AdminDashboard = page('./routes/app/admin-dashboard.tsx', 'AdminDashboard');
+const Profile = page('./routes/app/profile.tsx', 'Profile');
+const UserProfile = page('./routes/app/user-profile.tsx', 'UserProfile');
+const Upload = page('./routes/app/upload.tsx', 'Upload');
+const ViewImages = page('./routes/app/view-images.tsx', 'ViewImages');
+const Messages = page('./routes/app/messages.tsx', 'Messages');
+const AuditLogs = page('./routes/app/audit-logs.tsx', 'AuditLogs');
+const RolesPermissions = page('./routes/app/roles-permissions.tsx', 'RolesPermissions');
+const AppSettings = page('./routes/app/app-settings.tsx', 'AppSettings');
+const AiAnalysis = page('./routes/app/ai-analysis.tsx', 'AiAnalysis');
+const Study = page('./routes/app/study.tsx', 'Study');
 // Cornerstone3D is large; this import keeps it out of every other page's download.
-const DicomViewer = lazyPage(() => import('../features/dicom-viewer/dicom-viewer-route'), 'DicomViewer');
-const SeriesViewer = lazyPage(() => import('../features/dicom-viewer/series-viewer-route'), 'SeriesViewer');
+const DicomViewer = page('../features/dicom-viewer/dicom-viewer-route.tsx', 'DicomViewer');
+const SeriesViewer = page('../features/dicom-viewer/series-viewer-route.tsx', 'SeriesViewer');
 
 function RootLayout() {
   const { logout, isPending } = useLogout();
@@ -129,19 +141,50 @@ export const routes: RouteObject[] = [
 export function preloadRouteChunks(pathname: string, signedIn: boolean): Promise<void> {
   const loading: Promise<unknown>[] = [];
   for (const { route } of matchRoutes(routes, pathname) ?? []) {
-    let element: ReactNode = route.element;
-    while (isValidElement(element)) {
-      if (element.type === RequireAuth && !signedIn) return settled(loading);
-      const start = pageLoader(element.type);
-      if (start) {
-        loading.push(start());
-        break;
-      }
-      element = (element.props as { children?: ReactNode }).children;
-    }
+    const found = pageIn(route.element, signedIn);
+    if (found === SIGN_IN_FIRST) break;
+    const start = pageLoader(found);
+    if (start) loading.push(start());
   }
   return settled(loading);
 }
+
+const SIGN_IN_FIRST = Symbol('sign in first');
+
+/**
+ * The lazily loaded page a route's element renders, looking through the wrappers around it
+ * (`<SignedOutOnly><Login /></SignedOutOnly>`); `SIGN_IN_FIRST` at `RequireAuth` without a session.
+ */
+function pageIn(element: ReactNode, signedIn: boolean): unknown {
+  while (isValidElement(element)) {
+    if (element.type === RequireAuth && !signedIn) return SIGN_IN_FIRST;
+    if (pageLoader(element.type)) return element.type;
+    element = (element.props as { children?: ReactNode }).children;
+  }
+  return undefined;
+}
+
+/**
+ * Every route's path pattern (React Router's: `:id`, `:id?`, `*`) with the source files of the lazily
+ * loaded pages it renders, outermost first, as a signed-in visitor opens it. The build turns the
+ * files into the chunks the server preloads with the HTML of that path (web/build/route-preloads.ts).
+ */
+export function routePageFiles(): { path: string; files: string[] }[] {
+  const plan: { path: string; files: string[] }[] = [];
+  const visit = (list: RouteObject[], base: string, files: string[]) => {
+    for (const route of list) {
+      const path = route.index || route.path === undefined ? base : joinPath(base, route.path);
+      const file = pageFile(pageIn(route.element, true));
+      const here = file ? [...files, file] : files;
+      if (route.children) visit(route.children, path, here);
+      else plan.push({ path, files: here });
+    }
+  };
+  visit(routes, '', []);
+  return plan;
+}
+
+const joinPath = (base: string, path: string) => (path.startsWith('/') ? path : `${base.replace(/\/$/, '')}/${path}`);
 
 // A failed download shows when React renders the page (RouteErrorBoundary); nothing to do here.
 const settled = (loading: Promise<unknown>[]) => Promise.allSettled(loading).then(() => undefined);
