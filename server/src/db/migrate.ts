@@ -15,6 +15,7 @@ import * as studyShareCopies from './migrations/0012-study-share-copies.ts';
 import * as externalShares from './migrations/0013-external-shares.ts';
 import * as duplicateCheckIndex from './migrations/0014-duplicate-check-index.ts';
 import * as revokeLinksOfDeletedAccounts from './migrations/0015-revoke-links-of-deleted-accounts.ts';
+import * as deleteCopiesOfDeletedImages from './migrations/0016-delete-copies-of-deleted-images.ts';
 import { errorCode, loggedMessage } from '../errors.ts';
 
 /** Listed here rather than read from disk so the same history runs under any loader. */
@@ -34,6 +35,7 @@ const migrations: Record<string, Migration> = {
   '0013-external-shares': externalShares,
   '0014-duplicate-check-index': duplicateCheckIndex,
   '0015-revoke-links-of-deleted-accounts': revokeLinksOfDeletedAccounts,
+  '0016-delete-copies-of-deleted-images': deleteCopiesOfDeletedImages,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

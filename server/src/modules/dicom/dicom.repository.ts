@@ -186,6 +186,15 @@ export function createDicomRepository(db: Db) {
 
     insertImage: (row: Insertable<ImagesTable>) => db.insertInto('images').values(row).execute(),
 
+    /**
+     * Locks a live image's row to the end of the transaction (in one): racing makers of its
+     * de-identified copy wait here for each other, and a deletion of it waits for them. False when
+     * the image is gone.
+     */
+    lockLiveImage: async (id: string): Promise<boolean> =>
+      (await sql`SELECT id FROM images WHERE id = ${id}::uuid AND deleted_at IS NULL FOR UPDATE`.execute(db)).rows
+        .length > 0,
+
     /** The sealed parsed metadata of an image, if it was stored. */
     metadataOf: async (imageId: string): Promise<Uint8Array | null> =>
       (await db.selectFrom('dicom_metadata').select('sealed').where('image_id', '=', imageId).executeTakeFirst())

@@ -112,9 +112,15 @@ export function createDicomService({ db, store, engine, images, audit, log, publ
       if (copy.burnedInAnnotation) throw conflict(DicomMessages.burnedIn);
       const id = randomUUID();
       const stored = await store.putBuffer(id, Buffer.from(copy.bytes));
+      let made: { id: string; uploader_id: string } | undefined;
       try {
         const columns = engine.columnsOf(copy.summary, null);
-        await copying.run(async ({ dicom, audit: auditInTx }) => {
+        made = await copying.run(async ({ dicom, audit: auditInTx }) => {
+          // One copy per source: shares of one image made at once wait here for each other, and the
+          // later ones take the first one's copy (and so meet its share of the pair: 409).
+          if (!(await dicom.lockLiveImage(source.id))) throw notFound('Image not found');
+          const first = await dicom.liveCopyOf(source.id);
+          if (first) return first;
           await dicom.insertImage(deidentifiedCopyRow(id, source, stored, columns));
           await dicom.saveMetadata(
             id,
@@ -130,12 +136,14 @@ export function createDicomService({ db, store, engine, images, audit, log, publ
               reason: `source=${source.id} profile=PS3.15-E-basic`,
             },
           ]);
+          return { id, uploader_id: source.uploader_id };
         });
-      } catch (err) {
-        // Rolled back: no row points at the blob (a row without its metadata would be reused forever).
-        await store.storage.delete(id).catch(() => undefined);
-        throw err;
+      } finally {
+        // Rolled back, or another request's copy taken: no row points at this blob (a row without
+        // its metadata would be reused forever).
+        if (made?.id !== id) await store.storage.delete(id).catch(() => undefined);
       }
+      if (made.id !== id) return { id: made.id, uploaderId: made.uploader_id, patientId: null };
       if (copy.summary.kind === 'image') images.enqueueThumbnail(id);
       return { id, uploaderId: source.uploader_id, patientId: null };
     },

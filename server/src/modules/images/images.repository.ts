@@ -430,23 +430,42 @@ export function createImagesRepository(db: Db) {
       return { total: n, shared: shared.rows[0]?.n ?? 0 };
     },
 
-    /** Soft-deletes the image, revokes its shares and drops its parsed metadata (one transaction, built on a transaction handle). */
-    async markDeleted(id: string, at: Date): Promise<number> {
-      const res = await db
+    /**
+     * Soft-deletes the image and its de-identified copies (one reused for single shares, one per
+     * study share: made from it, they go with it), revokes the shares of all of them and drops their
+     * parsed metadata (one transaction, built on a transaction handle). Returns the rows deleted, the
+     * image first; none when the image was deleted already.
+     */
+    async markDeleted(
+      id: string,
+      at: Date,
+    ): Promise<Array<{ id: string; storage_key: string; thumb_storage_key: string | null }>> {
+      // The image's row first, in a statement of its own: a copy being made waits for this lock
+      // (dicom.repository.ts › lockLiveImage) or committed before it, and so is in the next
+      // statement's snapshot. None: deleted by a request that committed first, copies and all.
+      const live = await sql`SELECT id FROM images WHERE id = ${id}::uuid AND deleted_at IS NULL FOR UPDATE`.execute(
+        db,
+      );
+      if (live.rows.length === 0) return [];
+      const rows = await db
         .updateTable('images')
         .set({ deleted_at: at })
-        .where('id', '=', id)
+        .where((eb) => eb.or([eb('id', '=', id), eb('source_image_id', '=', id)]))
         .where('deleted_at', 'is', null)
-        .executeTakeFirst();
+        .returning(['id', 'storage_key', 'thumb_storage_key'])
+        .execute();
+      const image = rows.find((r) => r.id === id);
+      if (!image) return [];
+      const ids = rows.map((r) => r.id);
       await db
         .updateTable('shares')
         .set({ revoked_at: at })
-        .where('image_id', '=', id)
+        .where('image_id', 'in', ids)
         .where('revoked_at', 'is', null)
         .execute();
       // The parsed DICOM metadata is PHI: it goes with the image.
-      await db.deleteFrom('dicom_metadata').where('image_id', '=', id).execute();
-      return Number(res.numUpdatedRows);
+      await db.deleteFrom('dicom_metadata').where('image_id', 'in', ids).execute();
+      return [image, ...rows.filter((r) => r !== image)];
     },
 
     revokeSharesTo: (userId: string, at: Date) =>

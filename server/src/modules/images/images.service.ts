@@ -358,29 +358,40 @@ export function createImagesService(deps: Deps) {
       return open;
     },
 
-    /** The uploader or an admin: revokes every share, then removes the blobs. */
+    /** The uploader or an admin: revokes every share of the image and of its de-identified copies, then removes the blobs. */
     async deleteImage(actor: Actor, id: string): Promise<void> {
       const found = await loadForAccess(actor, id);
       if (!found) throw notFound('Image not found');
       if (!found.access.manage || !(actor.permissions.has('image:delete') || canSeeEverything(actor)))
         throw forbidden('Only the uploader or an administrator can delete this image');
       const { image } = found;
-      await transaction.run(async ({ images, audit: auditInTx }) => {
+      const deleted = await transaction.run(async ({ images, audit: auditInTx }) => {
+        const rows = await images.markDeleted(image.id, new Date());
         // Deleted by a request that committed since the read above (a double click): that one is recorded.
-        if (!(await images.markDeleted(image.id, new Date()))) throw notFound('Image not found');
-        await auditInTx([
-          { userId: actor.userId, action: 'image.delete', table: 'images', recordId: image.id, ip: actor.ip },
-        ]);
+        if (rows.length === 0) throw notFound('Image not found');
+        await auditInTx(
+          rows.map((row) => ({
+            userId: actor.userId,
+            action: 'image.delete' as const,
+            table: 'images',
+            recordId: row.id,
+            ip: actor.ip,
+            reason: row.id === image.id ? null : `de-identified copy of ${image.id}`,
+          })),
+        );
+        return rows;
       });
-      deps.onAccessEnded?.({ userIds: [], imageIds: [image.id] });
-      // The row no longer points at the blobs: if removing them fails now, the sweeper removes them later.
-      for (const key of [image.storage_key, image.thumb_storage_key]) {
-        if (key)
-          await store.storage
-            .delete(key)
-            .catch((err: unknown) =>
-              log.warn({ imageId: image.id, problem: loggedMessage(err) }, 'blob removal deferred to the sweeper'),
-            );
+      deps.onAccessEnded?.({ userIds: [], imageIds: deleted.map((row) => row.id) });
+      // The rows no longer point at the blobs: if removing them fails now, the sweeper removes them later.
+      for (const row of deleted) {
+        for (const key of [row.storage_key, row.thumb_storage_key]) {
+          if (key)
+            await store.storage
+              .delete(key)
+              .catch((err: unknown) =>
+                log.warn({ imageId: row.id, problem: loggedMessage(err) }, 'blob removal deferred to the sweeper'),
+              );
+        }
       }
     },
 

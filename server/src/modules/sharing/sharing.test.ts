@@ -10,6 +10,7 @@ import {
   newUser,
 } from '../../../test/harness.ts';
 import { codeIn } from '../../../test/smtp.ts';
+import { createStorage } from '../../storage/index.ts';
 import { fixture, uploadFile } from '../images/images.test-helpers.ts';
 
 let t: TestApp;
@@ -380,6 +381,126 @@ describe('share creation under a race', () => {
       `share.delete:success:${sharingId}`,
       `share.create:success:${r.created[0]}`,
     ]);
+  });
+});
+
+describe('de-identified shares', () => {
+  /** The same DICOM file each time, for a patient of its own (the same instance twice for one patient is a duplicate). */
+  const dicomImage = async (patient?: SignedIn) => {
+    const up = await uploadFile(t, owner.token, fixture('dicom/ct_explicit_le_16bit_signed_small.dcm'), {
+      caption: 'CT for a copy',
+      patientId: (patient ?? (await newUser(t, 'patient'))).user.id,
+    });
+    expect(up.statusCode, up.body).toBe(201);
+    return up.json().data.id as string;
+  };
+  const shareCopy = (sourceId: string, to: SignedIn) =>
+    post('/api/sharing/request', { imagemetadataId: sourceId, createdfor: to.user.id, deidentify: true }, owner.token);
+  /** Blobs no image row (live or deleted) names: what a request left behind. */
+  async function unnamedBlobs(): Promise<string[]> {
+    await t.app.ctx.services.images.idle();
+    const storage = createStorage(t.config);
+    try {
+      const keys: string[] = [];
+      for await (const blob of storage.list()) keys.push(blob.key);
+      const named = await db().selectFrom('images').select(['storage_key', 'thumb_storage_key']).execute();
+      const known = new Set(named.flatMap((r) => [r.storage_key, r.thumb_storage_key]));
+      return keys.filter((key) => !known.has(key));
+    } finally {
+      storage.close();
+    }
+  }
+
+  it('made at once for one recipient: one copy, one share and one mail, 409 to the rest, no blob left behind', async () => {
+    const sourceId = await dicomImage();
+    const to = await newUser(t, 'healthProvider');
+    const mailsBefore = t.smtp.countTo(to.user.email);
+    const leftBefore = await unnamedBlobs();
+    const answers = await Promise.all(Array.from({ length: 6 }, () => shareCopy(sourceId, to)));
+    await new Promise((r) => setTimeout(r, 300));
+    expect(answers.map((a) => a.statusCode).sort()).toEqual([201, 409, 409, 409, 409, 409]);
+    const copies = await db().selectFrom('images').select('id').where('source_image_id', '=', sourceId).execute();
+    expect(copies).toHaveLength(1);
+    const shares = await db().selectFrom('shares').select('image_id').where('created_for', '=', to.user.id).execute();
+    expect(shares).toEqual([{ image_id: copies[0]!.id }]);
+    expect(t.smtp.countTo(to.user.email) - mailsBefore).toBe(1);
+    expect(await unnamedBlobs()).toEqual(leftBefore);
+  });
+
+  it('end with their source: deleting it deletes its copy, revokes the copy’s shares and audits each', async () => {
+    const sourceId = await dicomImage();
+    const to = await newUser(t, 'healthProvider');
+    const made = await shareCopy(sourceId, to);
+    expect(made.statusCode, made.body).toBe(201);
+    const copyId = made.json().data.imageId as string;
+    expect(copyId).not.toBe(sourceId);
+    const code = codeIn(await t.smtp.lastTo(to.user.email));
+    expect((await verify(made.json().data.id, code, to.token)).statusCode).toBe(200);
+    expect((await get(`/api/images/${copyId}/content`, to.token)).statusCode).toBe(200);
+
+    const deleted = await t.request({ method: 'DELETE', url: `/api/upload/image/${sourceId}`, token: owner.token });
+    expect(deleted.statusCode, deleted.body).toBe(200);
+    expect((await get(`/api/images/${copyId}/content`, to.token)).statusCode).toBe(404);
+    expect(await itemIn(to.token, copyId)).toBeUndefined();
+    const copy = await db()
+      .selectFrom('images')
+      .select(['deleted_at', 'storage_key'])
+      .where('id', '=', copyId)
+      .executeTakeFirstOrThrow();
+    expect(copy.deleted_at).not.toBeNull();
+    const share = await db().selectFrom('shares').select('revoked_at').where('image_id', '=', copyId).execute();
+    expect(share.map((s) => s.revoked_at)).toEqual([expect.any(Date)]);
+    const metadata = await db()
+      .selectFrom('dicom_metadata')
+      .select('image_id')
+      .where('image_id', '=', copyId)
+      .execute();
+    expect(metadata).toEqual([]);
+    const rows = await db()
+      .selectFrom('audit_logs')
+      .select(['record_id', 'reason'])
+      .where('action_type', '=', 'image.delete')
+      .where('record_id', 'in', [sourceId, copyId])
+      .orderBy('id')
+      .execute();
+    expect(rows).toEqual([
+      { record_id: sourceId, reason: null },
+      { record_id: copyId, reason: `de-identified copy of ${sourceId}` },
+    ]);
+    // The copy's blob went with it.
+    const storage = createStorage(t.config);
+    try {
+      const keys: string[] = [];
+      for await (const blob of storage.list()) keys.push(blob.key);
+      expect(keys).not.toContain(copy.storage_key);
+    } finally {
+      storage.close();
+    }
+  });
+
+  it('migration 0016 deletes the live copies of images deleted before, as of their deletion; no other', async () => {
+    const { up } = await import('../../db/migrations/0016-delete-copies-of-deleted-images.ts');
+    const to = await newUser(t, 'healthProvider');
+    const goneSource = await dicomImage();
+    const staySource = await dicomImage();
+    const goneCopy = (await shareCopy(goneSource, to)).json().data.imageId as string;
+    const stayCopy = (await shareCopy(staySource, to)).json().data.imageId as string;
+    // A source deleted the way it was before: its row marked, its copy and the copy's share left live.
+    const deletedAt = new Date('2026-03-04T05:06:07Z');
+    await db().updateTable('images').set({ deleted_at: deletedAt }).where('id', '=', goneSource).execute();
+
+    await up(db() as unknown as Parameters<typeof up>[0]);
+    const state = async (id: string) => ({
+      deleted: (await db().selectFrom('images').select('deleted_at').where('id', '=', id).executeTakeFirstOrThrow())
+        .deleted_at,
+      revoked: (await db().selectFrom('shares').select('revoked_at').where('image_id', '=', id).execute()).map(
+        (s) => s.revoked_at,
+      ),
+      metadata: (await db().selectFrom('dicom_metadata').select('image_id').where('image_id', '=', id).execute())
+        .length,
+    });
+    expect(await state(goneCopy)).toEqual({ deleted: deletedAt, revoked: [deletedAt], metadata: 0 });
+    expect(await state(stayCopy)).toEqual({ deleted: null, revoked: [null], metadata: 1 });
   });
 });
 

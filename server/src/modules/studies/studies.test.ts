@@ -494,6 +494,27 @@ describe('a de-identified study share', () => {
     expect(otherCard!.studyUid).not.toBe(study.studyUid);
   });
 
+  it("ends with its source: deleting the study's images closes the copies to the recipient (study, its images, DICOMweb)", async () => {
+    const patient = await newUser(t, 'patient');
+    const study = await uploadStudy(owner, [2], 'Deleted after sharing');
+    const { sharingId, code } = await shareStudy(study.studyUid, patient, { deidentify: true });
+    expect((await verify(sharingId, code, patient.token)).statusCode).toBe(200);
+    const [card] = await studiesOf(patient.token);
+    const copyUid = card!.studyUid!;
+    const copyIds = (await get(`/api/studies/${copyUid}`, patient.token))
+      .json()
+      .data.series.flatMap((s: { instances: { imageId: string }[] }) => s.instances.map((i) => i.imageId));
+    expect(copyIds).toHaveLength(2);
+    for (const id of study.ids)
+      expect(
+        (await t.request({ method: 'DELETE', url: `/api/upload/image/${id}`, token: owner.token })).statusCode,
+      ).toBe(200);
+    expect((await get(`/api/studies/${copyUid}`, patient.token)).statusCode).toBe(404);
+    expect((await get(`/api/dicomweb/studies/${copyUid}`, patient.token)).statusCode).toBe(404);
+    expect(await contentStatuses(copyIds, patient.token)).toEqual([404, 404]);
+    expect(await studiesOf(patient.token)).toEqual([]);
+  });
+
   it('refuses (409) a study with an image flagged with burned-in annotation, storing no copy, no share and sending no mail', async () => {
     const patient = await newUser(t, 'patient');
     const study = await uploadStudy(owner, [2], 'Flagged', ['(0028,0301)=YES']);
