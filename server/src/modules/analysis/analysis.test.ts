@@ -3,7 +3,10 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type SignedIn, type TestApp, createTestApp, loginAdmin, newUser } from '../../../test/harness.ts';
 import { codeIn } from '../../../test/smtp.ts';
+import { AppError, tooManyRequests } from '../../errors.ts';
+import { DICOM_BUSY } from '../dicom/dicom-engine.ts';
 import { fixture, uploadFile } from '../images/images.test-helpers.ts';
+import { type DicomDecoder, dicomAnalysisInput } from './dicom-input.ts';
 
 let t: TestApp;
 let doc: SignedIn;
@@ -249,5 +252,24 @@ describe('rate limit', () => {
     expect(refused.json()).toMatchObject({ success: false });
     // Another session is not held back by this one.
     expect((await rerun(ids.png!, doc.token)).statusCode).toBe(201);
+  });
+});
+
+describe('a DICOM image as analysis input', () => {
+  const failingWith = (err: Error): DicomDecoder => ({ render: () => Promise.reject(err) });
+  const failure = (err: Error) =>
+    dicomAnalysisInput(Buffer.from('DICM'), failingWith(err), 'u1').catch((e: unknown) => e);
+
+  it('says an image the engine cannot read cannot be decoded (400)', async () => {
+    const refused = await failure(new AppError(400, 'invalid_dicom', 'No pixel data element.'));
+    expect(refused).toMatchObject({ status: 400, message: `${AnalysisTexts.undecodable} No pixel data element.` });
+    expect(await failure(new AppError(415, 'unsupported_type', 'Not supported.'))).toMatchObject({ status: 400 });
+  });
+
+  it('passes on a busy DICOM service as 429 with its Retry-After, and too large as 413: the image is not at fault', async () => {
+    const busy = await failure(tooManyRequests(DICOM_BUSY, 5));
+    expect(busy).toMatchObject({ status: 429, message: DICOM_BUSY });
+    expect((busy as AppError).headers).toEqual({ 'retry-after': '5' });
+    expect(await failure(new AppError(413, 'too_large', 'Over 64 MiB.'))).toMatchObject({ status: 413 });
   });
 });

@@ -36,12 +36,12 @@ export async function dicomAnalysisInput(bytes: Buffer, dicom: DicomDecoder, own
   } catch (err) {
     // A data set without pixel data (structured report, ECG) has no frame to render.
     if (err instanceof AppError && err.message === DicomMessages.noFrames) throw badRequest(AnalysisTexts.noPixelData);
-    // The engine answers refusals as AppError 400/415 with a safe message; say what failed.
-    if (err instanceof AppError) {
-      // Too large is said as it is (413), with the bound in the message.
-      if (err.status === 413) throw err;
+    // The engine answers what it cannot read as AppError 400/415 with a safe message; say what
+    // failed. Anything else is said as it is: too large (413, with the bound in the message), or
+    // the DICOM service busy with the user's earlier jobs (429 with Retry-After: try again, the
+    // image is fine).
+    if (err instanceof AppError && (err.status === 400 || err.status === 415))
       throw badRequest(`${AnalysisTexts.undecodable} ${err.message}`);
-    }
     throw err;
   }
 }

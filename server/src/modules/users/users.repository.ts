@@ -445,10 +445,11 @@ export function createUsersRepository(db: Db) {
 
     /**
      * Soft delete: the row stays (audit rows point at it) but every personal field is scrubbed.
-     * The e-mail and username become unique tombstones, so both can be registered again.
+     * The e-mail and username become unique tombstones, so both can be registered again. False
+     * when the account was deleted already (nothing changed).
      */
-    async scrub(id: string): Promise<void> {
-      await db
+    async scrub(id: string): Promise<boolean> {
+      const result = await db
         .updateTable('users')
         .set({
           email: `deleted-${id}@deleted.invalid`,
@@ -479,8 +480,11 @@ export function createUsersRepository(db: Db) {
           updated_at: new Date(),
         })
         .where('id', '=', id)
-        .execute();
+        .where('deleted_at', 'is', null)
+        .executeTakeFirst();
+      if (result.numUpdatedRows === 0n) return false;
       await db.deleteFrom('one_time_codes').where('user_id', '=', id).execute();
+      return true;
     },
 
     create: (user: NewUser) => db.insertInto('users').values(user).returning('id').executeTakeFirstOrThrow(),
@@ -499,20 +503,37 @@ export function createUsersRepository(db: Db) {
       return result.numUpdatedRows > 0n;
     },
 
-    /** Counts a failed password and locks the account for a growing time every fifth failure. */
-    async recordFailedLogin(id: string): Promise<{ failedLogins: number; lockedUntil: Date | null }> {
-      const row = await db
+    /**
+     * Counts a password try before it is checked (the account deletion's), unless the account is
+     * locked; every fifth try locks it for a growing time (15 min, doubling to at most 24 h) in the
+     * same statement, so tries sent at once get at most five checks between locks. Not taken: the
+     * lock's end, or null when the account is gone.
+     */
+    async takePasswordTry(
+      id: string,
+      now: Date,
+    ): Promise<{ taken: true } | { taken: false; lockedUntil: Date | null }> {
+      const taken = await db
         .updateTable('users')
-        .set((eb) => ({ failed_logins: eb('failed_logins', '+', 1) }))
+        .set({
+          failed_logins: sql<number>`failed_logins + 1`,
+          locked_until: sql<Date | null>`CASE WHEN (failed_logins + 1) % 5 = 0
+            THEN ${now}::timestamptz + make_interval(mins => LEAST(15 * power(2, (failed_logins + 1) / 5 - 1), 1440)::int)
+            ELSE locked_until END`,
+        })
         .where('id', '=', id)
-        .returning(['failed_logins'])
-        .executeTakeFirstOrThrow();
-      const n = row.failed_logins;
-      if (n % 5 !== 0) return { failedLogins: n, lockedUntil: null };
-      const minutes = Math.min(15 * 2 ** (n / 5 - 1), 24 * 60);
-      const lockedUntil = new Date(Date.now() + minutes * 60_000);
-      await db.updateTable('users').set({ locked_until: lockedUntil }).where('id', '=', id).execute();
-      return { failedLogins: n, lockedUntil };
+        .where('deleted_at', 'is', null)
+        .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', now)]))
+        .returning('id')
+        .executeTakeFirst();
+      if (taken) return { taken: true };
+      const row = await db
+        .selectFrom('users')
+        .select('locked_until')
+        .where('id', '=', id)
+        .where('deleted_at', 'is', null)
+        .executeTakeFirst();
+      return { taken: false, lockedUntil: row?.locked_until ?? null };
     },
   };
 }

@@ -142,7 +142,9 @@ export function createUsersService(deps: Deps) {
         const admins = await txUsers.lockActiveAdmins();
         if (admins.length <= 1 && admins.includes(target.id)) throw conflict(UserMessages.lastAdmin);
       }
-      await txUsers.scrub(target.id);
+      // Deleted by a request that committed since the caller's read (a second click, or an admin
+      // and the account's own deletion at once): that one is recorded, this one changes nothing.
+      if (!(await txUsers.scrub(target.id))) throw notFound('User not found');
       await userDeleted({ userId: target.id, role: target.role, deletedBy: actor.userId, self });
       await auditInTx([
         {
@@ -216,18 +218,24 @@ export function createUsersService(deps: Deps) {
       return presentUser(updated);
     },
 
-    /** Deletes one's own account after checking the password; wrong passwords count toward the login lockout. */
+    /**
+     * Deletes one's own account after checking the password. Each try is counted before the check
+     * (`takePasswordTry`), so that tries sent at once cannot pass the lock: before, 40 at once were all
+     * checked.
+     */
     async deleteOwnAccount(actor: Actor, password: string): Promise<void> {
       const me = await users.getById(actor.userId);
       if (!me) throw notFound('User not found');
-      if (me.locked_until && me.locked_until.getTime() > Date.now()) {
+      const now = new Date();
+      const attempt = await users.takePasswordTry(me.id, now);
+      if (!attempt.taken) {
+        if (!attempt.lockedUntil) throw notFound('User not found');
         throw tooManyRequests(
           'Too many failed attempts. Try again later.',
-          (me.locked_until.getTime() - Date.now()) / 1000,
+          Math.max(1, (attempt.lockedUntil.getTime() - now.getTime()) / 1000),
         );
       }
       if (!(await hasher.verify(me.password_hash, password))) {
-        await users.recordFailedLogin(me.id);
         await audit.record({
           userId: me.id,
           action: 'account.delete',

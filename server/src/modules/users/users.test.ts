@@ -1010,6 +1010,30 @@ describe('changes racing the account deletion', () => {
     expect(resets).toEqual([{ status: 'failure', reason: 'account deleted meanwhile' }]);
   });
 
+  it('two deletions at once: one answers 200, the other 404, and one deletion is recorded', async () => {
+    const u = await newUser(t, 'patient');
+    const answers = await Promise.all([
+      req('DELETE', '/api/users/profile', u.token, { password: u.password }),
+      req('DELETE', '/api/users/profile', u.token, { password: u.password }),
+    ]);
+    const [first, second] = answers.map((a) => a.statusCode).sort();
+    expect(first).toBe(200);
+    // 401 when the second request came after the first had ended the session.
+    expect([401, 404]).toContain(second);
+    expect(await actionsOn(u.user.id)).toEqual(['account.delete']);
+  });
+
+  it("the account's own deletion, held at its password check while an admin deletes the account, answers 404 and records nothing", async () => {
+    const u = await newUser(t, 'patient');
+    const held = holdNextHasherCall(t, 'verify');
+    const own = req('DELETE', '/api/users/profile', u.token, { password: u.password });
+    await held.reached;
+    expect((await req('DELETE', `/api/users/${u.user.id}`, admin.token)).statusCode).toBe(200);
+    held.release();
+    expect((await own).statusCode).toBe(404);
+    expect(await actionsOn(u.user.id)).toEqual(['user.delete']);
+  });
+
   it('a profile edit sent with the deletion never writes personal data back onto the scrubbed account', async () => {
     for (let i = 0; i < 5; i++) {
       const u = await newUser(t, 'patient');
@@ -1026,6 +1050,43 @@ describe('changes racing the account deletion', () => {
       expect(await rowOf(u.user.id)).toMatchObject({ firstname: 'Deleted', phone: null, address: null });
       expect((await actionsOn(u.user.id)).at(-1)).toBe('account.delete');
     }
+  });
+});
+
+describe("the account deletion's password tries", () => {
+  const wrong = (u: SignedIn, i: number) =>
+    req('DELETE', '/api/users/profile', u.token, { password: `Wrong-guess-${i}` });
+
+  it('lock the deletion after five wrong passwords: 429 with Retry-After, the right password refused too', async () => {
+    const u = await newUser(t, 'patient');
+    for (let i = 0; i < 5; i++) expect((await wrong(u, i)).statusCode).toBe(400);
+    const locked = await req('DELETE', '/api/users/profile', u.token, { password: u.password });
+    expect(locked.statusCode).toBe(429);
+    // 15 minutes.
+    expect(Number(locked.headers['retry-after'])).toBeGreaterThan(14 * 60);
+    expect(Number(locked.headers['retry-after'])).toBeLessThanOrEqual(15 * 60);
+    const row = await t.app.ctx.database.db
+      .selectFrom('users')
+      .select('deleted_at')
+      .where('id', '=', u.user.id)
+      .executeTakeFirstOrThrow();
+    expect(row.deleted_at).toBeNull();
+  });
+
+  it('are counted before the check: forty wrong passwords sent at once get five checks, the rest 429', async () => {
+    const u = await newUser(t, 'patient');
+    const answers = await Promise.all(Array.from({ length: 40 }, (_, i) => wrong(u, i)));
+    const statuses = answers.map((a) => a.statusCode);
+    expect(statuses.filter((s) => s === 400)).toHaveLength(5);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(35);
+    const failures = await t.app.ctx.database.db
+      .selectFrom('audit_logs')
+      .select('id')
+      .where('action_type', '=', 'account.delete')
+      .where('record_id', '=', u.user.id)
+      .where('status', '=', 'failure')
+      .execute();
+    expect(failures).toHaveLength(5);
   });
 });
 
