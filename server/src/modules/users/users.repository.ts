@@ -504,6 +504,34 @@ export function createUsersRepository(db: Db) {
     },
 
     /**
+     * Changes a live account's status only while it is still as the caller read it (`from`):
+     * 'changed', 'moved' when another request changed it first (two admins approving or toggling at
+     * once: the second would redo the first's change or undo it), 'gone' when it was deleted.
+     */
+    updateStatus: async (
+      id: string,
+      from: { active: boolean; approved: boolean },
+      patch: Pick<UserUpdate, 'active' | 'approved_at'>,
+    ): Promise<'changed' | 'moved' | 'gone'> => {
+      const result = await db
+        .updateTable('users')
+        .set({ ...patch, updated_at: new Date() })
+        .where('id', '=', id)
+        .where('deleted_at', 'is', null)
+        .where('active', '=', from.active)
+        .where('approved_at', from.approved ? 'is not' : 'is', null)
+        .executeTakeFirst();
+      if (result.numUpdatedRows > 0n) return 'changed';
+      const live = await db
+        .selectFrom('users')
+        .select('id')
+        .where('id', '=', id)
+        .where('deleted_at', 'is', null)
+        .executeTakeFirst();
+      return live ? 'moved' : 'gone';
+    },
+
+    /**
      * Counts a password try before it is checked (the account deletion's), unless the account is
      * locked; every fifth try locks it for a growing time (15 min, doubling to at most 24 h) in the
      * same statement, so tries sent at once get at most five checks between locks. Not taken: the

@@ -426,25 +426,28 @@ export function createUsersService(deps: Deps) {
         recordId: id,
         ip: actor.ip,
       };
-      await transaction.run(async ({ users: txUsers, audit: auditInTx }) => {
-        // A deletion that committed since the read above leaves no account to change: 404, nothing written.
-        const gone = () => notFound('User not found');
-        if (activate) {
-          if (!(await txUsers.update(id, { active: true, approved_at: target.approved_at ?? new Date() })))
-            throw gone();
-        } else {
-          // Locked, so that two admins deactivating each other at once cannot both pass.
-          if (target.role === 'admin') {
-            const admins = await txUsers.lockActiveAdmins();
-            if (admins.length <= 1 && admins.includes(target.id))
-              throw conflict('The last active administrator cannot be deactivated');
-          }
-          if (!(await txUsers.update(id, { active: false }))) throw gone();
+      const changed = await transaction.run(async ({ users: txUsers, audit: auditInTx }) => {
+        // Locked, so that two admins deactivating each other at once cannot both pass.
+        if (!activate && target.role === 'admin') {
+          const admins = await txUsers.lockActiveAdmins();
+          if (admins.length <= 1 && admins.includes(target.id))
+            throw conflict('The last active administrator cannot be deactivated');
         }
+        // Written only while the account is as read above. A deletion that committed since leaves no
+        // account to change (404); a toggle or approval that committed since already made a change,
+        // which this one would repeat or undo: it changes nothing and answers the account as it is.
+        const outcome = await txUsers.updateStatus(
+          id,
+          { active: target.active, approved: !approving },
+          activate ? { active: true, approved_at: target.approved_at ?? new Date() } : { active: false },
+        );
+        if (outcome === 'gone') throw notFound('User not found');
+        if (outcome === 'moved') return false;
         await auditInTx([event]);
+        return true;
       });
-      if (!activate) await revokeSessions(id, 'deactivated');
-      if (approving) {
+      if (changed && !activate) await revokeSessions(id, 'deactivated');
+      if (changed && approving) {
         const mail = accountActivatedMail(target.firstname, `${publicUrl}/login`);
         // The approval stands even if the courtesy mail cannot go out now.
         await mailer.send({ to: target.email, ...mail }).catch(() => undefined);

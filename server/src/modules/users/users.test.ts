@@ -1010,6 +1010,33 @@ describe('changes racing the account deletion', () => {
     expect(resets).toEqual([{ status: 'failure', reason: 'account deleted meanwhile' }]);
   });
 
+  it('a status change is written only while the account is as its request read it', async () => {
+    const repo = createUsersRepository(t.app.ctx.database.db);
+    const u = await newUser(t, 'patient');
+    const read = { active: true, approved: true };
+    expect(await repo.updateStatus(u.user.id, read, { active: false })).toBe('changed');
+    // The second of two deactivations that both read the account active: it would redo the first.
+    expect(await repo.updateStatus(u.user.id, read, { active: false })).toBe('moved');
+    // A reactivation that read it active would undo the first's deactivation: nothing changes.
+    expect(await repo.updateStatus(u.user.id, read, { active: true })).toBe('moved');
+    expect((await rowOf(u.user.id)).active).toBe(false);
+    expect((await req('DELETE', `/api/users/${u.user.id}`, admin.token)).statusCode).toBe(200);
+    expect(await repo.updateStatus(u.user.id, { active: false, approved: true }, { active: true })).toBe('gone');
+  });
+
+  it('approvals sent at once approve once: one audit row and one mail', async () => {
+    const pending = await pendingProvider();
+    const mails = t.smtp.countTo(pending.email);
+    const answers = await Promise.all(
+      Array.from({ length: 6 }, () => req('PUT', `/api/users/toggleUserStatus/${pending.id}`, admin.token)),
+    );
+    expect(answers.map((a) => a.statusCode)).toEqual(Array(6).fill(200));
+    expect(answers.every((a) => a.json().data.active === true)).toBe(true);
+    await new Promise((r) => setTimeout(r, 200));
+    expect(await actionsOn(pending.id)).toEqual(['user.approve']);
+    expect(t.smtp.countTo(pending.email) - mails).toBe(1);
+  });
+
   it('two deletions at once: one answers 200, the other 404, and one deletion is recorded', async () => {
     const u = await newUser(t, 'patient');
     const answers = await Promise.all([
