@@ -1,6 +1,7 @@
 import dcmjs from 'dcmjs';
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -248,6 +249,33 @@ describe.skipIf(!hasDcmtk)(`DIMSE receiver (${hasDcmtk ? 'dcmtk found' : NO_DCMT
     expect(echo.code, echo.output).toBe(0);
   }, 60_000);
 
+  it('a peer sending an instance before its association is accepted stores nothing, and the receiver serves on', async () => {
+    // Raw PDUs (PS3.8 §9.3) in one write: A-ASSOCIATE-RQ, then at once a P-DATA-TF with a C-STORE-RQ
+    // and its data set, while the receiver is still checking the calling AE title.
+    const study = generateStudy([1]);
+    const instance = study.series[0]!.instances[0]!;
+    const sent = Buffer.concat([
+      associateRequest('STORESCU', 'MEDSHARE', SOP_CLASS_CT, '1.2.840.10008.1.2.1'),
+      pData(1, 0x03, cStoreCommand(SOP_CLASS_CT, instance.sop)),
+      pData(1, 0x02, dataSetOf(instance.file.data)),
+    ]);
+    const socket = connect({ host: '127.0.0.1', port });
+    const answered: Buffer[] = [];
+    socket.on('data', (d: Buffer) => answered.push(d));
+    socket.on('error', () => undefined);
+    await new Promise((resolve) => socket.once('connect', resolve));
+    const closed = new Promise((resolve) => socket.once('close', resolve));
+    socket.write(sent);
+    // Aborted (A-ABORT, PDU type 7) and closed by the receiver, with no A-ASSOCIATE-AC before it.
+    await closed;
+    expect(Buffer.concat(answered).subarray(0, 1)).toEqual(Buffer.from([0x07]));
+    expect(await rowsOf([instance.sop])).toEqual([]);
+    // The receiver (and the process) still serve.
+    const echo = await dcmtk('echoscu', ['-aet', 'STORESCU', '-aec', 'MEDSHARE', '127.0.0.1', String(port)]);
+    expect(echo.code, echo.output).toBe(0);
+    expect((await t.request({ method: 'GET', url: '/api/health' })).statusCode).toBe(200);
+  });
+
   it('answers an instance over max_upload_mb with 0xA700 (refused: out of resources) and stores nothing of it', async () => {
     await db().updateTable('app_settings').set({ value: '1' }).where('name', '=', 'max_upload_mb').execute();
     t.app.ctx.services.settings.invalidate();
@@ -332,3 +360,73 @@ describe.skipIf(!hasDcmtk)('DIMSE receiver over TLS (DIMSE_TLS_KEY, DIMSE_TLS_CE
     expect(clear.code).not.toBe(0);
   }, 60_000);
 });
+
+const SOP_CLASS_CT = '1.2.840.10008.5.1.4.1.1.2';
+
+/** An even-length UID value, padded with NUL (PS3.5 §9.1). */
+const uidBytes = (uid: string) => Buffer.from(uid.length % 2 ? `${uid}\0` : uid, 'latin1');
+const aeTitle = (ae: string) => Buffer.from(ae.padEnd(16, ' '), 'latin1');
+
+/** A PDU item: type, reserved byte, 2-byte length, value. */
+function item(type: number, value: Buffer): Buffer {
+  const head = Buffer.alloc(4);
+  head.writeUInt8(type, 0);
+  head.writeUInt16BE(value.length, 2);
+  return Buffer.concat([head, value]);
+}
+
+function associateRequest(calling: string, called: string, abstract: string, transfer: string): Buffer {
+  const maxLength = Buffer.alloc(4);
+  maxLength.writeUInt32BE(16_384);
+  const body = Buffer.concat([
+    Buffer.from([0x00, 0x01, 0x00, 0x00]),
+    aeTitle(called),
+    aeTitle(calling),
+    Buffer.alloc(32),
+    item(0x10, Buffer.from('1.2.840.10008.3.1.1.1', 'latin1')),
+    item(
+      0x20,
+      Buffer.concat([Buffer.from([1, 0, 0, 0]), item(0x30, uidBytes(abstract)), item(0x40, uidBytes(transfer))]),
+    ),
+    item(0x50, item(0x51, maxLength)),
+  ]);
+  const head = Buffer.alloc(6);
+  head.writeUInt8(0x01, 0);
+  head.writeUInt32BE(body.length, 2);
+  return Buffer.concat([head, body]);
+}
+
+/** One P-DATA-TF PDU holding one PDV: `control` 0x03 a whole command, 0x02 a whole data set. */
+function pData(contextId: number, control: number, fragment: Buffer): Buffer {
+  const pdv = Buffer.alloc(6);
+  pdv.writeUInt32BE(fragment.length + 2, 0);
+  pdv.writeUInt8(contextId, 4);
+  pdv.writeUInt8(control, 5);
+  const head = Buffer.alloc(6);
+  head.writeUInt8(0x04, 0);
+  head.writeUInt32BE(pdv.length + fragment.length, 2);
+  return Buffer.concat([head, pdv, fragment]);
+}
+
+/** A C-STORE-RQ command set in Implicit VR Little Endian (PS3.7 §9.3.1.1). */
+function cStoreCommand(sopClass: string, sopInstance: string): Buffer {
+  const element = (tag: number, value: Buffer) => {
+    const head = Buffer.alloc(8);
+    head.writeUInt16LE(0x0000, 0);
+    head.writeUInt16LE(tag, 2);
+    head.writeUInt32LE(value.length, 4);
+    return Buffer.concat([head, value]);
+  };
+  const us = (n: number) => Buffer.from([n & 0xff, n >> 8]);
+  const elements = Buffer.concat([
+    element(0x0002, uidBytes(sopClass)),
+    element(0x0100, us(0x0001)),
+    element(0x0110, us(1)),
+    element(0x0700, us(0)),
+    element(0x0800, us(0x0000)),
+    element(0x1000, uidBytes(sopInstance)),
+  ]);
+  const length = Buffer.alloc(4);
+  length.writeUInt32LE(elements.length);
+  return Buffer.concat([element(0x0000, length), elements]);
+}

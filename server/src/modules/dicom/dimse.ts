@@ -2,7 +2,7 @@ import type { PermissionName, RoleName } from '@medshare/contracts';
 import type * as DimseTypes from 'dcmjs-dimse';
 import { createRequire } from 'node:module';
 import type { AddressInfo, Server as NetServer, Socket } from 'node:net';
-import { PassThrough, type Writable } from 'node:stream';
+import { PassThrough, Writable } from 'node:stream';
 import type { Logger } from 'pino';
 import type { Config } from '../../config.ts';
 import { AppError, badRequest, loggedMessage } from '../../errors.ts';
@@ -114,14 +114,19 @@ export function createDimseReceiver(deps: DimseDeps) {
 
   class Receiver extends Scp {
     private actor: Actor | null = null;
+    /** Aborted before it was accepted: the pending decision sends nothing. */
+    private aborted = false;
     private calling = '';
     private readonly peer: string | null;
     private readonly pending = new WeakMap<CStoreRequest, Promise<Ingested>>();
     /** The instance being received: failed if the association ends before its last byte. */
     private current: PassThrough | null = null;
 
+    private readonly socket: Socket;
+
     constructor(socket: Socket, opts?: ConstructorParameters<typeof Scp>[1]) {
       super(socket, opts);
+      this.socket = socket;
       this.peer = socket.remoteAddress ?? null;
       socket.on('close', () => this.cut());
     }
@@ -141,6 +146,7 @@ export function createDimseReceiver(deps: DimseDeps) {
         log.error({ err: { message: loggedMessage(err) } }, 'DIMSE association check failed');
         return { refused: RejectReason.NoReasonGiven, why: 'check failed', calling: '' };
       });
+      if (this.aborted) return;
       const who = `calling_ae=${admitted.calling} called_ae=${association.getCalledAeTitle().trim()}`;
       if ('refused' in admitted) {
         log.warn({ peer: this.peer, reason: admitted.why }, 'DIMSE association refused');
@@ -182,6 +188,19 @@ export function createDimseReceiver(deps: DimseDeps) {
 
     /** The data set's bytes as they arrive, behind a File Meta group, straight into the upload pipeline. */
     override createStoreWritableStream(context: PresentationContext, request: CStoreRequest): Writable {
+      // Data before the association was accepted (dcmjs-dimse hands on P-DATA in any state): a
+      // protocol violation by a peer not yet admitted, perhaps never to be. The association is
+      // aborted and nothing of the data is kept, not even buffered.
+      if (!this.actor) {
+        if (!this.aborted) {
+          this.aborted = true;
+          log.warn({ peer: this.peer }, 'DIMSE data before the association was accepted: aborted');
+          this.sendAbort();
+          // dcmjs-dimse leaves the connection open after its A-ABORT: closed once that is sent.
+          this.socket.end();
+        }
+        return new Writable({ write: (_chunk, _encoding, done) => done() });
+      }
       const sink = new PassThrough();
       sink.write(
         part10Header(
@@ -191,7 +210,7 @@ export function createDimseReceiver(deps: DimseDeps) {
         ),
       );
       this.current = sink;
-      const actor = this.actor!;
+      const actor = this.actor;
       const outcome = ingest(
         actor,
         { stream: sink, mediaType: 'application/dicom' },
