@@ -20,6 +20,9 @@ export function createSettingsRepository(db: Db) {
         .where('id', '=', id)
         .returningAll()
         .executeTakeFirst(),
+    /** A setting's row, locked until the caller's transaction ends. */
+    lockById: (id: string) =>
+      db.selectFrom('app_settings').selectAll().where('id', '=', id).forUpdate().executeTakeFirst(),
     delete: (id: string) => db.deleteFrom('app_settings').where('id', '=', id).returningAll().executeTakeFirst(),
     /**
      * The named settings' values, their rows locked until the caller's transaction ends (always in

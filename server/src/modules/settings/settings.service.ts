@@ -203,13 +203,17 @@ export function createSettingsService({ db, audit }: { db: Db; audit: AuditServi
       const row = await audited
         .run(async ({ settings, audit: auditInTx }) => {
           await checkExpiryPair(settings, known, value);
+          // What the audit row says it was: the row as it is now, locked (after the pair's locks, in
+          // their order), not as read before the transaction, which another edit may have changed.
+          const before = await settings.lockById(id);
+          if (!before) throw notFound('Setting not found');
           const updated = await settings.update(id, {
             name: known ?? input.name,
             value,
             description: input.description || null,
           });
           if (!updated) throw notFound('Setting not found');
-          const renamed = existing.name !== updated.name ? `; renamed from ${existing.name}` : '';
+          const renamed = before.name !== updated.name ? `; renamed from ${before.name}` : '';
           await auditInTx([
             {
               userId: actor.userId,
@@ -217,7 +221,7 @@ export function createSettingsService({ db, audit }: { db: Db; audit: AuditServi
               table: 'app_settings',
               recordId: id,
               ip: actor.ip,
-              reason: reason(updated.name, known, { from: existing.value, to: value }) + renamed,
+              reason: reason(updated.name, known, { from: before.value, to: value }) + renamed,
             },
           ]);
           return updated;

@@ -136,6 +136,25 @@ describe('PUT /api/appsetting/edit/:id', () => {
     await req('PUT', `/api/appsetting/edit/${s.id}`, admin.token, { name: s.name, value: '10' });
   });
 
+  it('edits sent at once are each audited with the value they replaced: one chain from the first value to the last', async () => {
+    const s = await byName('max_upload_mb');
+    const before = (await auditOf(s.id)).length;
+    const values = ['21', '22', '23', '24', '26', '27'];
+    const answers = await Promise.all(
+      values.map((value) => req('PUT', `/api/appsetting/edit/${s.id}`, admin.token, { name: s.name, value })),
+    );
+    expect(answers.map((a) => a.statusCode)).toEqual(values.map(() => 200));
+    const changes = (await auditOf(s.id))
+      .slice(before)
+      .map((r) => /from=(\d+); to=(\d+)/.exec(r.reason ?? '')!.slice(1));
+    expect(changes).toHaveLength(values.length);
+    // Each edit replaced what the one before it wrote, in the order they committed.
+    expect(changes[0]![0]).toBe(s.value);
+    for (let i = 1; i < changes.length; i++) expect(changes[i]![0], JSON.stringify(changes)).toBe(changes[i - 1]![1]);
+    expect((await byName('max_upload_mb')).value).toBe(changes.at(-1)![1]);
+    await req('PUT', `/api/appsetting/edit/${s.id}`, admin.token, { name: s.name, value: s.value });
+  });
+
   it('study import limits: max_import_files and max_import_mb take whole numbers in range and reach the public settings at once', async () => {
     for (const [name, bad, good, field] of [
       ['max_import_files', ['0', '100001', 'many', '2.5'], '500', 'maxImportFiles'],
