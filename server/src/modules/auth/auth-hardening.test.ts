@@ -53,6 +53,15 @@ describe('password tries are throttled per (e-mail, address) and per address, no
     expect((await signIn(u.user.email, u.password, '10.1.0.2')).statusCode).toBe(200);
   });
 
+  it('counts an IPv6 /64 as one address: its other addresses find the pair locked, another /64 does not', async () => {
+    const u = await newUser(t, 'patient');
+    for (let i = 0; i < 5; i++)
+      expect((await signIn(u.user.email, `wrong-${i}-password`, `2001:db8:7:1::${i + 1}`)).statusCode).toBe(401);
+    for (const address of ['2001:db8:7:1::99', '2001:db8:7:1:ffff:ffff:ffff:ffff'])
+      expect((await signIn(u.user.email, `wrong-password-${address}`, address)).statusCode).toBe(429);
+    expect((await signIn(u.user.email, u.password, '2001:db8:7:2::1')).statusCode).toBe(200);
+  });
+
   it('answers an unknown e-mail exactly like a known one, before and after the lock (the admin too)', async () => {
     const u = await newUser(t, 'patient');
     const run = async (email: string, address: string) => {
@@ -416,5 +425,46 @@ describe('reset link', () => {
     expect((await post('/api/auth/reset-password', { token, password: 'Link-reset-after-refusal' })).statusCode).toBe(
       200,
     );
+  });
+});
+
+describe('reset by e-mail and code', () => {
+  const reset = (email: string, otp: string, newPassword: string) =>
+    post('/api/auth/reset-password', { email, otp, newPassword });
+  /** An account whose username is not its e-mail's local part. */
+  const withHandle = async () => {
+    const handle = uniqueName('handle');
+    return { u: await newUser(t, 'patient', { username: handle }), handle };
+  };
+
+  it('answers a password the rules refuse the same for an e-mail with an account and one without', async () => {
+    const { u, handle } = await withHandle();
+    const unknown = `nobody-${uniqueName('x')}@example.org`;
+    const local = (email: string) => email.split('@')[0]!;
+    for (const password of [
+      () => 'qwertyuiop',
+      () => 'short',
+      () => `${handle}-xyz-123`,
+      (email: string) => `${local(email)}-xyz-123`,
+    ]) {
+      const known = await reset(u.user.email, '123456', password(u.user.email));
+      const none = await reset(unknown, '123456', password(unknown));
+      expect(known.statusCode, password(u.user.email)).toBe(none.statusCode);
+      expect(known.json().errors, password(u.user.email)).toEqual(none.json().errors);
+    }
+  });
+
+  it('holds the new password to the account’s username only once the code is right, and keeps the code open', async () => {
+    const { u, handle } = await withHandle();
+    await post('/api/auth/forgot-password', { email: u.user.email });
+    await settle();
+    const otp = codeIn(await t.smtp.lastTo(u.user.email));
+    // A wrong code: told only that the code is wrong, not that the password holds the username.
+    const wrong = await reset(u.user.email, otp === '000000' ? '111111' : '000000', `${handle}-xyz-123`);
+    expect(wrong.json().errors[0]).toMatchObject({ field: 'otp' });
+    const named = await reset(u.user.email, otp, `${handle}-xyz-123`);
+    expect(named.statusCode).toBe(400);
+    expect(named.json().errors[0]).toMatchObject({ field: 'newPassword', message: expect.stringMatching(/username/) });
+    expect((await reset(u.user.email, otp, 'Code-reset-after-refusal')).statusCode).toBe(200);
   });
 });

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Db } from '../../db/db.ts';
 import { tooManyRequests } from '../../errors.ts';
+import { addressBlock } from '../../http/client-address.ts';
 import { createAuthThrottleRepository } from './auth-throttle.repository.ts';
 
 /**
@@ -39,8 +40,10 @@ export const keyOf = (...parts: string[]) => createHash('sha256').update(parts.j
 
 export function createAuthThrottle(db: Db, limits: ThrottleLimits = DEFAULT_THROTTLE_LIMITS) {
   const repo = createAuthThrottleRepository(db);
-  const pairKey = (email: string, ip: string | null) => keyOf('password', email.toLowerCase(), ip ?? '-');
-  const addressKey = (ip: string | null) => keyOf('address', ip ?? '-');
+  // By address block (an IPv6 address's /64): each address of a /64 counted apart gave one client
+  // a fresh budget per address (three addresses of one /64, fifteen passwords checked).
+  const pairKey = (email: string, ip: string | null) => keyOf('password', email.toLowerCase(), addressBlock(ip) ?? '-');
+  const addressKey = (ip: string | null) => keyOf('address', addressBlock(ip) ?? '-');
   let prunedAt = 0;
 
   async function pruneNowAndThen() {

@@ -144,11 +144,16 @@ export function createAuthService(deps: Deps) {
     return { at: new Date(Date.now() + otpTtlMinutes * 60_000), minutes: otpTtlMinutes };
   }
 
-  /** Checks a submitted code against the newest open one; counts the try first so guesses are bounded. */
+  /**
+   * Checks a submitted code against the newest open one; counts the try first so guesses are bounded.
+   * `beforeUse` runs once the code is known right, before it is used up: what it throws leaves the
+   * code open (its try counted).
+   */
   async function checkCode(
     userId: string | null,
     purpose: CodePurpose,
     code: string,
+    beforeUse?: () => void,
   ): Promise<'ok' | 'wrong' | 'locked'> {
     const row = userId ? await repo.latestCode(userId, purpose) : undefined;
     if (!row || row.consumed_at || row.expires_at.getTime() <= Date.now()) {
@@ -158,6 +163,7 @@ export function createAuthService(deps: Deps) {
     const attempt = await repo.takeAttempt(row.id, MAX_CODE_ATTEMPTS);
     if (attempt === null) return 'locked';
     if (!(await hasher.verify(row.code_hash, code))) return attempt >= MAX_CODE_ATTEMPTS ? 'locked' : 'wrong';
+    beforeUse?.();
     return (await repo.consumeCode(row.id)) ? 'ok' : 'wrong';
   }
 
@@ -508,11 +514,19 @@ export function createAuthService(deps: Deps) {
         }
       } else {
         user = await users.getByEmail(body.email);
+        const account = user;
         password = body.newPassword;
-        // Policy first, so a weak new password does not burn one of the code's tries.
-        const policy = user ? checkPassword(password, user, 'newPassword') : [];
+        // The rules any e-mail is held to first, the same whether it has an account or not, so
+        // that a weak new password neither burns one of the code's tries nor tells which e-mails
+        // have accounts (checked against the account only for one, it did).
+        const policy = checkPassword(password, { email: body.email, username: '' }, 'newPassword');
         if (policy.length) throw validationFailed(policy);
-        const result = await checkCode(user?.id ?? null, 'reset', body.otp);
+        // The account's username only once the code is known right: told before, it said which
+        // username goes with the e-mail. The code stays open for another password.
+        const result = await checkCode(account?.id ?? null, 'reset', body.otp, () => {
+          const own = account ? checkPassword(password, account, 'newPassword') : [];
+          if (own.length) throw validationFailed(own);
+        });
         if (result !== 'ok' || !user) {
           await audit.recordQuietly({
             userId: user?.id ?? null,
