@@ -36,6 +36,14 @@ export const UserSchema = z.object({
 });
 export type User = z.infer<typeof UserSchema>;
 
+/**
+ * What an admin means by Activate, Approve or Deactivate: the state the account should be in. Sent by
+ * the web app so that the request is safe to repeat (a double click, two admins at once); without a
+ * body the route toggles from the state it reads.
+ */
+export const ToggleUserStatusBodySchema = z.strictObject({ active: z.boolean() });
+export type ToggleUserStatusBody = z.infer<typeof ToggleUserStatusBodySchema>;
+
 /** Profile fields a user may edit about themself (the 'Edit user' modal of `docs/product.md` › Profile). */
 export const UpdateProfileBodySchema = z.strictObject({
   firstname: z.string().trim().min(1, 'First name is required').max(100).optional(),

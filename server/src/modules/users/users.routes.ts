@@ -5,6 +5,7 @@ import {
   IdParamSchema,
   ListUsersPagedQuerySchema,
   MessageOnlyResponseSchema,
+  ToggleUserStatusBodySchema,
   UpdateProfileBodySchema,
   UserListItemSchema,
   UserMessages,
@@ -131,11 +132,13 @@ export function usersRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         schema: docs.signedIn([401, 403, 404, 409], {
           summary: 'Approve a pending provider, activate or deactivate a user (admin)',
           params: IdParamSchema,
+          // No body (null to Fastify): a toggle from the state read.
+          body: ToggleUserStatusBodySchema.nullish(),
           response: { 200: envelope(UserSchema) },
         }),
       },
       async (request) => {
-        const user = await users.toggleUserStatus(actorOf(request), request.params.id);
+        const user = await users.toggleUserStatus(actorOf(request), request.params.id, request.body ?? undefined);
         return ok(user, user.active ? 'User activated' : 'User deactivated');
       },
     );

@@ -411,50 +411,67 @@ export function createUsersService(deps: Deps) {
      * Activates a pending provider (approval) or a deactivated user, or deactivates an active one.
      * Nobody deactivates themself or the last active admin; deactivation ends the user's sessions at once.
      */
-    async toggleUserStatus(actor: Actor, id: string): Promise<User> {
+    /**
+     * Approves a pending provider, activates or deactivates an account (admin). `intent.active` is
+     * the state the admin wants (what the web app sends): an account already in it is answered as it
+     * is, so a repeated request (a double click, two admins at once) changes nothing twice and never
+     * turns an approval into a deactivation. Without it, the state read decides, as a toggle.
+     */
+    async toggleUserStatus(actor: Actor, id: string, intent?: { active: boolean }): Promise<User> {
       if (!actor.permissions.has('users:manage')) throw forbidden();
-      const target = await users.getById(id);
-      if (!target) throw notFound('User not found');
-      const approving = target.approved_at === null;
-      const activate = approving || !target.active;
-      if (!activate && target.id === actor.userId) throw conflict('You cannot deactivate your own account');
-      // The change and its audit row commit together.
-      const event: AuditEvent = {
-        userId: actor.userId,
-        action: approving ? 'user.approve' : activate ? 'user.activate' : 'user.deactivate',
-        table: 'users',
-        recordId: id,
-        ip: actor.ip,
-      };
-      const changed = await transaction.run(async ({ users: txUsers, audit: auditInTx }) => {
-        // Locked, so that two admins deactivating each other at once cannot both pass.
-        if (!activate && target.role === 'admin') {
-          const admins = await txUsers.lockActiveAdmins();
-          if (admins.length <= 1 && admins.includes(target.id))
-            throw conflict('The last active administrator cannot be deactivated');
+      // Read, decide, write only while still as read; a request that lost to another reads again
+      // (twice at most: each loss is another admin's committed change).
+      for (let round = 0; ; round++) {
+        const target = await users.getById(id);
+        if (!target) throw notFound('User not found');
+        const approving = target.approved_at === null;
+        const activate = intent ? intent.active : approving || !target.active;
+        const already = activate ? target.active && !approving : !target.active;
+        if (already && intent) return presentUser(target);
+        if (!activate && target.id === actor.userId) throw conflict('You cannot deactivate your own account');
+        // The change and its audit row commit together.
+        const event: AuditEvent = {
+          userId: actor.userId,
+          action: approving && activate ? 'user.approve' : activate ? 'user.activate' : 'user.deactivate',
+          table: 'users',
+          recordId: id,
+          ip: actor.ip,
+        };
+        const outcome = await transaction.run(async ({ users: txUsers, audit: auditInTx }) => {
+          // Locked, so that two admins deactivating each other at once cannot both pass.
+          if (!activate && target.role === 'admin') {
+            const admins = await txUsers.lockActiveAdmins();
+            if (admins.length <= 1 && admins.includes(target.id))
+              throw conflict('The last active administrator cannot be deactivated');
+          }
+          // A deletion that committed since the read leaves no account to change (404); a change
+          // that committed since moved it: this one would repeat or undo that.
+          const written = await txUsers.updateStatus(
+            id,
+            { active: target.active, approved: !approving },
+            activate ? { active: true, approved_at: target.approved_at ?? new Date() } : { active: false },
+          );
+          if (written === 'gone') throw notFound('User not found');
+          if (written === 'changed') await auditInTx([event]);
+          return written;
+        });
+        if (outcome === 'moved') {
+          // A toggle has no state of its own to reach: it answers the account as the other left it.
+          if (intent && round < 2) continue;
+          const now = await users.getById(id);
+          if (!now) throw notFound('User not found');
+          return presentUser(now);
         }
-        // Written only while the account is as read above. A deletion that committed since leaves no
-        // account to change (404); a toggle or approval that committed since already made a change,
-        // which this one would repeat or undo: it changes nothing and answers the account as it is.
-        const outcome = await txUsers.updateStatus(
-          id,
-          { active: target.active, approved: !approving },
-          activate ? { active: true, approved_at: target.approved_at ?? new Date() } : { active: false },
-        );
-        if (outcome === 'gone') throw notFound('User not found');
-        if (outcome === 'moved') return false;
-        await auditInTx([event]);
-        return true;
-      });
-      if (changed && !activate) await revokeSessions(id, 'deactivated');
-      if (changed && approving) {
-        const mail = accountActivatedMail(target.firstname, `${publicUrl}/login`);
-        // The approval stands even if the courtesy mail cannot go out now.
-        await mailer.send({ to: target.email, ...mail }).catch(() => undefined);
+        if (!activate) await revokeSessions(id, 'deactivated');
+        if (approving && activate) {
+          const mail = accountActivatedMail(target.firstname, `${publicUrl}/login`);
+          // The approval stands even if the courtesy mail cannot go out now.
+          await mailer.send({ to: target.email, ...mail }).catch(() => undefined);
+        }
+        const updated = await users.getById(id);
+        if (!updated) throw notFound('User not found');
+        return presentUser(updated);
       }
-      const updated = await users.getById(id);
-      if (!updated) throw notFound('User not found');
-      return presentUser(updated);
     },
   };
 }

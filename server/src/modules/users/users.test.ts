@@ -1024,17 +1024,40 @@ describe('changes racing the account deletion', () => {
     expect(await repo.updateStatus(u.user.id, { active: false, approved: true }, { active: true })).toBe('gone');
   });
 
-  it('approvals sent at once approve once: one audit row and one mail', async () => {
+  it('approvals sent at once, each asking for an active account, approve once: one audit row, one mail, never a deactivation', async () => {
     const pending = await pendingProvider();
     const mails = t.smtp.countTo(pending.email);
     const answers = await Promise.all(
-      Array.from({ length: 6 }, () => req('PUT', `/api/users/toggleUserStatus/${pending.id}`, admin.token)),
+      Array.from({ length: 6 }, () =>
+        req('PUT', `/api/users/toggleUserStatus/${pending.id}`, admin.token, { active: true }),
+      ),
     );
     expect(answers.map((a) => a.statusCode)).toEqual(Array(6).fill(200));
-    expect(answers.every((a) => a.json().data.active === true)).toBe(true);
+    expect(answers.map((a) => a.json().data.active)).toEqual(Array(6).fill(true));
     await new Promise((r) => setTimeout(r, 200));
     expect(await actionsOn(pending.id)).toEqual(['user.approve']);
     expect(t.smtp.countTo(pending.email) - mails).toBe(1);
+    // A second click later: the account is as asked, nothing is written.
+    const again = await req('PUT', `/api/users/toggleUserStatus/${pending.id}`, admin.token, { active: true });
+    expect(again.json().data.active).toBe(true);
+    expect(await actionsOn(pending.id)).toEqual(['user.approve']);
+  });
+
+  it('deactivations asked for at once deactivate once; without a body the route still toggles', async () => {
+    const u = await newUser(t, 'patient');
+    const answers = await Promise.all(
+      Array.from({ length: 4 }, () =>
+        req('PUT', `/api/users/toggleUserStatus/${u.user.id}`, admin.token, { active: false }),
+      ),
+    );
+    expect(answers.map((a) => a.json().data.active)).toEqual(Array(4).fill(false));
+    expect(await actionsOn(u.user.id)).toEqual(['user.deactivate']);
+    const toggled = await req('PUT', `/api/users/toggleUserStatus/${u.user.id}`, admin.token);
+    expect(toggled.json().data.active).toBe(true);
+    expect(await actionsOn(u.user.id)).toEqual(['user.deactivate', 'user.activate']);
+    expect(
+      (await req('PUT', `/api/users/toggleUserStatus/${u.user.id}`, admin.token, { active: 'yes' })).statusCode,
+    ).toBe(400);
   });
 
   it('two deletions at once: one answers 200, the other 404, and one deletion is recorded', async () => {

@@ -48,7 +48,9 @@ describe('Admin dashboard', () => {
     let activated = false;
     server.use(
       api.get<AdminSummary>('/admin/summary', () => ok(summary(!activated))),
-      api.put<User>(`${ApiPaths.toggleUserStatus}/${pendingId}`, () => {
+      api.put<User>(`${ApiPaths.toggleUserStatus}/${pendingId}`, async ({ request }) => {
+        // The state asked for: a second click answers the approved account, never deactivates it.
+        expect(await request.json()).toEqual({ active: true });
         activated = true;
         return ok(makeUser({ id: pendingId }), 'User activated');
       }),

@@ -6,7 +6,7 @@ import { toast } from '../../../lib/notify';
 import { clearSession, setUser } from '../../../lib/session';
 import { store } from '../../../lib/store';
 import { api, failure, ok, paged } from '../../../testing/handlers';
-import { recordRequests, requestsTo, server } from '../../../testing/server';
+import { bodiesOf, recordRequests, requestsTo, server } from '../../../testing/server';
 import { makeUser, renderRoutes } from '../../../testing/test-utils';
 import { DashboardPage } from './dashboard-page';
 import { welcomeText } from './welcome-line';
@@ -229,7 +229,7 @@ describe('Dashboard', () => {
     expect(screen.getByText('1 selected')).toBeInTheDocument();
   });
 
-  it('Deactivate sends PUT toggleUserStatus/:id and reads the users page and the counts again', async () => {
+  it('Deactivate sends PUT toggleUserStatus/:id asking for an inactive account, and reads the users page and the counts again', async () => {
     const success = vi.spyOn(toast, 'success');
     const requests = mockApi([adminRow(1)]);
     const row = adminRow(1);
@@ -244,7 +244,8 @@ describe('Dashboard', () => {
     await user.click(screen.getByRole('menuitem', { name: 'Deactivate' }));
 
     await waitFor(() => expect(success).toHaveBeenCalledWith('User deactivated'));
-    expect(requestsTo(requests, 'PUT', `/users/toggleUserStatus/${row.id}`)).toHaveLength(1);
+    // The state asked for, not a toggle: a second click cannot undo the first.
+    expect(await bodiesOf(requests, 'PUT', `/users/toggleUserStatus/${row.id}`)).toEqual([{ active: false }]);
     await waitFor(() => expect(listReads(requests)).toHaveLength(2));
     await waitFor(() => expect(requestsTo(requests, 'GET', '/users/stats')).toHaveLength(2));
   });

@@ -98,7 +98,7 @@ export function UsersTable({ viewer }: Props) {
       return;
     }
     try {
-      const result = await toggleUserStatus(row.id).unwrap();
+      const result = await toggleUserStatus({ id: row.id, active: action !== 'deactivate' }).unwrap();
       const fallback = action === 'deactivate' ? 'User deactivated' : 'User activated';
       const pending = isAdminRow(row) && row.pending;
       toast.success(pending ? `${fullName(row)} activated` : (result.message ?? fallback));
