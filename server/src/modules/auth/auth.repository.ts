@@ -55,6 +55,20 @@ export function createAuthRepository(db: Db) {
         .execute(),
 
     /** Issues a code and retires every earlier open code of the same purpose: only the newest works. */
+    /** Locks the account's row to the end of the transaction: one code issued at a time per account. */
+    lockAccount: async (userId: string): Promise<void> => {
+      await sql`SELECT id FROM users WHERE id = ${userId}::uuid FOR UPDATE`.execute(db);
+    },
+
+    /** Uses up every open code of the account (after a password reset, codes issued before it end). */
+    retireCodes: (userId: string) =>
+      db
+        .updateTable('one_time_codes')
+        .set({ consumed_at: new Date() })
+        .where('user_id', '=', userId)
+        .where('consumed_at', 'is', null)
+        .execute(),
+
     async issueCode(c: {
       userId: string;
       purpose: CodePurpose;

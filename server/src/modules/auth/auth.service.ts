@@ -305,23 +305,28 @@ export function createAuthService(deps: Deps) {
   }
 
   async function issueReset(user: AccountRow, ctx: RequestContext): Promise<void> {
-    const last = await repo.latestCode(user.id, 'reset');
-    if (last && !last.consumed_at && Date.now() - last.created_at.getTime() < RESEND_INTERVAL_MS) return;
-    if ((await repo.countCodesSince(user.id, 'reset', new Date(Date.now() - 3_600_000))) >= MAX_RESET_CODES_PER_HOUR) {
-      await audit.record(
-        aboutAccount(user.id, ctx, {
-          action: 'auth.password.forgot',
-          status: 'failure',
-          reason: 'hourly reset-code limit reached',
-        }),
-      );
-      return;
-    }
     const code = generateCode();
     const token = generateLinkToken();
     const { at, minutes } = await codeExpiry();
     // Code, mail and audit row in one transaction: a mail that cannot go out leaves no code behind.
     await transaction.run(async ({ auth, audit: auditInTx }) => {
+      // One reset at a time per account, its limits read under the lock: requests sent at once each
+      // read 'no code a moment ago' before any had written one (on PostgreSQL eight requests sent
+      // eight mails, each with a code that worked).
+      await auth.lockAccount(user.id);
+      const last = await auth.latestCode(user.id, 'reset');
+      if (last && !last.consumed_at && Date.now() - last.created_at.getTime() < RESEND_INTERVAL_MS) return;
+      const since = new Date(Date.now() - 3_600_000);
+      if ((await auth.countCodesSince(user.id, 'reset', since)) >= MAX_RESET_CODES_PER_HOUR) {
+        await auditInTx([
+          aboutAccount(user.id, ctx, {
+            action: 'auth.password.forgot',
+            status: 'failure',
+            reason: 'hourly reset-code limit reached',
+          }),
+        ]);
+        return;
+      }
       await auth.issueCode({
         userId: user.id,
         purpose: 'reset',
@@ -555,7 +560,12 @@ export function createAuthService(deps: Deps) {
           email_verified_at: target.email_verified_at ?? new Date(),
         });
         // Not updated: the account was deleted since it was read (its codes went with it).
-        if (updated) await authRepo.revokeUserSessions(target.id, 'password reset');
+        if (updated) {
+          await authRepo.revokeUserSessions(target.id, 'password reset');
+          // Every code issued before the reset ends with it: another reset link or code, and a
+          // sign-in code that a password known before the reset had asked for.
+          await authRepo.retireCodes(target.id);
+        }
         return updated;
       });
       if (!changed) {

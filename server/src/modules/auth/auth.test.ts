@@ -405,6 +405,36 @@ describe('password reset', () => {
     expect(mails).toHaveLength(3);
   });
 
+  it('issues one code and one mail to requests sent at once (the limits read under the account’s lock)', async () => {
+    const u = await newUser(t, 'patient');
+    const mails = () => t.smtp.mails.filter((m) => m.to.includes(u.user.email) && /Reset/.test(m.subject)).length;
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, () => post('/api/auth/forgot-password', { email: u.user.email })),
+    );
+    expect(answers.map((a) => a.statusCode)).toEqual(Array(8).fill(200));
+    await t.app.ctx.services.auth.settled();
+    expect(mails()).toBe(1);
+    const open = await sql<{ n: number }>`select count(*)::int as n from one_time_codes
+      where user_id = ${u.user.id} and purpose = 'reset' and consumed_at is null`.execute(t.app.ctx.database.db);
+    expect(open.rows[0]!.n).toBe(1);
+  });
+
+  it('ends every code issued before a reset: a sign-in code asked for with the old password no longer works', async () => {
+    const u = await newUser(t, 'patient');
+    expect((await post('/api/auth/login', { email: u.user.email, password: u.password })).statusCode).toBe(200);
+    const signInCode = codeIn(await t.smtp.lastTo(u.user.email));
+    await post('/api/auth/forgot-password', { email: u.user.email });
+    await t.app.ctx.services.auth.settled();
+    const otp = codeIn(await t.smtp.lastTo(u.user.email));
+    const reset = await post('/api/auth/reset-password', {
+      email: u.user.email,
+      otp,
+      newPassword: 'After-the-reset-passphrase-4',
+    });
+    expect(reset.statusCode, reset.body).toBe(200);
+    expect((await post('/api/auth/confirm', { email: u.user.email, code: signInCode })).statusCode).toBe(400);
+  });
+
   it('does not let a weak new password through', async () => {
     const u = await newUser(t, 'patient');
     await post('/api/auth/forgot-password', { email: u.user.email });
