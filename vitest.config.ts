@@ -11,6 +11,7 @@ const ENGINE_INDEPENDENT = [
   'src/http/error-handler.test.ts',
   'src/http/logger.test.ts',
   'src/http/route-preloads.test.ts',
+  'src/http/client-address.test.ts',
   'src/mail/templates.test.ts',
   'src/modules/auth/tokens.test.ts',
   'src/modules/auth/session-cache.test.ts',

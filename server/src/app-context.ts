@@ -282,6 +282,8 @@ export async function createAppContext(config: Config, log: Logger) {
     contentAccess,
     /** The services' one password hasher: tests hold a code check here to put a request inside another. */
     hasher,
+    /** The DICOM engine: tests hold a de-identification here, the same way. */
+    dicomEngine,
     dimse,
     async close() {
       // Associations first: the instances they are storing need the database and the store.

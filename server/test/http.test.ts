@@ -34,11 +34,11 @@ beforeAll(async () => {
         JSON.stringify([
           {
             path: '/view-images',
-            pattern: '^/view-images/?$',
+            pattern: '^/view-images/*$',
             files: ['/assets/app-layout-A1.js', '/assets/view-images-B2.js'],
           },
-          { path: '/studies/:studyUid', pattern: '^/studies/[^/]+/?$', files: ['/assets/study-C3.js'] },
-          { path: '/*', pattern: '^(?:/.*)?/?$', files: ['/assets/not-found-D4.js'] },
+          { path: '/studies/:studyUid', pattern: '^/studies/[^/]+/*$', files: ['/assets/study-C3.js'] },
+          { path: '/*', pattern: '^(?:/.*)?/*$', files: ['/assets/not-found-D4.js'] },
         ]),
       );
       c.webDist = dist;

@@ -45,8 +45,8 @@ export function routePreloads(
 
 /**
  * A React Router path pattern as a RegExp source matching the same paths (case-insensitive, as React
- * Router matches by default; a trailing slash allowed): `:name` one segment, `:name?` an optional
- * one, `*` the rest.
+ * Router matches by default; trailing slashes allowed, any number of them as React Router does):
+ * `:name` one segment, `:name?` an optional one, `*` the rest.
  */
 export function patternSource(path: string): string {
   const segments = path
@@ -57,5 +57,5 @@ export function patternSource(path: string): string {
       if (segment.startsWith(':')) return segment.endsWith('?') ? '(?:/[^/]+)?' : '/[^/]+';
       return `/${segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`;
     });
-  return `^${segments.join('')}/?$`;
+  return `^${segments.join('')}/*$`;
 }

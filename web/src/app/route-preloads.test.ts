@@ -43,10 +43,10 @@ describe('routePreloads: a route’s chunks from the build’s manifest', () => 
     expect(preloads).toEqual([
       {
         path: '/view-images',
-        pattern: '^/view-images/?$',
+        pattern: '^/view-images/*$',
         files: ['/assets/app-layout-1.js', '/assets/ui-1.js', '/assets/view-images-1.js', '/assets/card-1.js'],
       },
-      { path: '/*', pattern: '^(?:/.*)?/?$', files: ['/assets/not-found-1.js'] },
+      { path: '/*', pattern: '^(?:/.*)?/*$', files: ['/assets/not-found-1.js'] },
     ]);
   });
 
@@ -66,6 +66,9 @@ describe('patternSource: the paths a route matches, as React Router matches them
     '/login/x',
     '/view-images',
     '/view-images/',
+    '/view-images//',
+    '/dicom/1//',
+    '/user-profile//',
     '/view-imagesx',
     '/user-profile',
     '/user-profile/abc',

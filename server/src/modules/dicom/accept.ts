@@ -53,7 +53,8 @@ function parseRange(text: string): contentType.ParsedMediaType | null {
       const eq = param.indexOf('=');
       if (eq < 0) return param;
       const value = param.slice(eq + 1).trim();
-      return value.includes('"') ? param : `${param.slice(0, eq).trim()}="${value}"`;
+      // Nothing to quote, or quoted already: as sent (an empty value stays refused).
+      return !value || value.includes('"') ? param : `${param.slice(0, eq).trim()}="${value}"`;
     });
     try {
       return contentType.parse([type, ...quoted].join('; '));

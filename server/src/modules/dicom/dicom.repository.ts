@@ -191,6 +191,18 @@ export function createDicomRepository(db: Db) {
      * de-identified copy wait here for each other, and a deletion of it waits for them. False when
      * the image is gone.
      */
+    /**
+     * Locks the live rows among `ids` (in id order, so that two lockers of overlapping sets cannot
+     * deadlock) to the end of the transaction; returns how many there were.
+     */
+    lockLiveImages: async (ids: readonly string[]): Promise<number> =>
+      ids.length === 0
+        ? 0
+        : (
+            await sql`SELECT id FROM images WHERE id IN (${sql.join(ids.map((id) => sql`${id}::uuid`))})
+              AND deleted_at IS NULL ORDER BY id FOR UPDATE`.execute(db)
+          ).rows.length,
+
     lockLiveImage: async (id: string): Promise<boolean> =>
       (await sql`SELECT id FROM images WHERE id = ${id}::uuid AND deleted_at IS NULL FOR UPDATE`.execute(db)).rows
         .length > 0,

@@ -62,6 +62,7 @@ export interface PreparedCopies {
 
 interface Made {
   id: string;
+  source: ImageRow;
   row: Insertable<ImagesTable>;
   sealed: Uint8Array;
 }
@@ -110,7 +111,7 @@ export function createStudyCopies({ store, engine, images, log, concurrency = 2 
         if (access.image.dicom_burned_in) throw conflict(DicomMessages.burnedIn);
         sources.push(access.image);
       }
-      const made: Array<Made & { source: ImageRow }> = [];
+      const made: Made[] = [];
       try {
         let next = 0;
         const lane = async () => {
@@ -173,7 +174,13 @@ export function createStudyCopies({ store, engine, images, log, concurrency = 2 
       const dicom = createDicomRepository(trx);
       return {
         async insert(prepared: PreparedCopies, groupId: string): Promise<void> {
-          for (const m of madeOf.get(prepared) ?? []) {
+          const made = madeOf.get(prepared) ?? [];
+          // The sources as they are now, locked: one deleted while its copy was being made (seconds,
+          // after `prepare` read it) would leave a live copy behind, shared, that its deletion never
+          // saw. A deletion waits for this lock, or committed first and the share fails (404).
+          const sources = [...new Set(made.map((m) => m.source.id))];
+          if ((await dicom.lockLiveImages(sources)) < sources.length) throw notFound('Image not found');
+          for (const m of made) {
             await dicom.insertImage({ ...m.row, copy_for_group: groupId });
             await dicom.saveMetadata(m.id, m.sealed);
           }

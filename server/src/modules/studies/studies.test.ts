@@ -515,6 +515,42 @@ describe('a de-identified study share', () => {
     expect(await studiesOf(patient.token)).toEqual([]);
   });
 
+  it('refuses (404) a share whose source image was deleted while its copies were made, leaving no copy behind', async () => {
+    const patient = await newUser(t, 'patient');
+    const study = await uploadStudy(owner, [2], 'Deleted while copied');
+    // The share reads its sources, then de-identifies them one by one: the first is deleted meanwhile.
+    const engine = t.app.ctx.dicomEngine as { deidentify: (...args: never[]) => Promise<unknown> };
+    const original = engine.deidentify;
+    let arrived!: () => void;
+    const reached = new Promise<void>((resolve) => (arrived = resolve));
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    engine.deidentify = async (...args) => {
+      engine.deidentify = original;
+      arrived();
+      await released;
+      return original(...args);
+    };
+    const sharing = post(
+      `/api/studies/${study.studyUid}/share`,
+      { createdfor: patient.user.id, deidentify: true },
+      owner.token,
+    );
+    await reached;
+    expect(
+      (await t.request({ method: 'DELETE', url: `/api/upload/image/${study.ids[0]}`, token: owner.token })).statusCode,
+    ).toBe(200);
+    release();
+    expect((await sharing).statusCode).toBe(404);
+    const copies = await sql<{ n: number }>`SELECT count(*)::int AS n FROM images
+      WHERE source_image_id IN (${sql.join(study.ids)}) AND deleted_at IS NULL`.execute(db());
+    expect(copies.rows[0]!.n).toBe(0);
+    const shares = await sql<{
+      n: number;
+    }>`SELECT count(*)::int AS n FROM share_groups WHERE created_for = ${patient.user.id}`.execute(db());
+    expect(shares.rows[0]!.n).toBe(0);
+  });
+
   it('refuses (409) a study with an image flagged with burned-in annotation, storing no copy, no share and sending no mail', async () => {
     const patient = await newUser(t, 'patient');
     const study = await uploadStudy(owner, [2], 'Flagged', ['(0028,0301)=YES']);
