@@ -371,6 +371,29 @@ describe('registration with an e-mail that already has an account', () => {
     expect(provider.json()).toMatchObject({ data: { pending: true }, message: AuthMessages.providerUnderReview });
   });
 
+  it('mails the owner at most three times an hour, however many attempts, and audits every one', async () => {
+    const owner = await newUser(t, 'patient');
+    const before = t.smtp.countTo(owner.user.email);
+    for (let i = 0; i < 8; i++) {
+      const answer = await post('/api/auth/register', body(owner.user.email), `10.7.0.${i + 1}`);
+      expect(answer.statusCode).toBe(201);
+    }
+    await new Promise((r) => setTimeout(r, 200));
+    expect(t.smtp.countTo(owner.user.email) - before).toBe(3);
+    const rows = await db()
+      .selectFrom('audit_logs')
+      .select('reason')
+      .where('action_type', '=', 'auth.register')
+      .where('record_id', '=', owner.user.id)
+      .where('status', '=', 'failure')
+      .orderBy('id')
+      .execute();
+    expect(rows.map((r) => r.reason)).toEqual([
+      ...Array(3).fill('e-mail already registered; owner told by mail'),
+      ...Array(5).fill("e-mail already registered; owner not told again (this hour's mails sent)"),
+    ]);
+  });
+
   it('refuses an impossible date of birth alike (400) for a new and a taken e-mail', async () => {
     const owner = await newUser(t, 'patient');
     for (const dob of ['0000-01-01', '9999-12-31']) {

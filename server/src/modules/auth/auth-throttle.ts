@@ -21,6 +21,8 @@ export interface ThrottleLimits {
   addressPerHour: number;
   /** Sign-in codes re-sent per account per hour; a locked or used code does not give any back. */
   resendsPerHour: number;
+  /** "Someone tried to register with your e-mail" mails per account per hour. */
+  registrationNoticesPerHour: number;
 }
 
 export const DEFAULT_THROTTLE_LIMITS: ThrottleLimits = {
@@ -30,6 +32,7 @@ export const DEFAULT_THROTTLE_LIMITS: ThrottleLimits = {
   pairForgetMinutes: 24 * 60,
   addressPerHour: 100,
   resendsPerHour: 3,
+  registrationNoticesPerHour: 3,
 };
 
 export const THROTTLED_MESSAGE = 'Too many failed sign-in attempts. Try again later.';
@@ -94,6 +97,16 @@ export function createAuthThrottle(db: Db, limits: ThrottleLimits = DEFAULT_THRO
      */
     passwordSignIn: (userId: string, seconds: number) => repo.mark(keyOf('signin', userId), seconds),
     inPasswordSignIn: (userId: string) => repo.isMarked(keyOf('signin', userId)),
+
+    /**
+     * Counts one "someone tried to register with your e-mail" mail to an account; false when the
+     * hour's are spent. Registrations come from anyone: without it, anyone could fill an owner's
+     * mailbox at the route's rate (20 a minute per address).
+     */
+    async takeRegistrationNotice(userId: string): Promise<boolean> {
+      const { hits } = await repo.hitWindow(keyOf('register-notice', userId), 3_600);
+      return hits <= limits.registrationNoticesPerHour;
+    },
 
     /** Counts one code resend of an account; false when the hour's budget is spent. */
     async takeResend(userId: string): Promise<boolean> {

@@ -203,8 +203,28 @@ export function createAuthService(deps: Deps) {
       expiresAt: at,
     });
     const mail = verificationCodeMail(user.firstname, code, minutes, reason);
-    await mailer.send({ to: user.email, ...mail, devCode: code });
+    await timedSend({ to: user.email, ...mail, devCode: code });
   }
+
+  /** How long the last code and notice mails took to send (at most 16), for `typicalMailMs`. */
+  const mailTimes: number[] = [];
+  async function timedSend(message: Parameters<Mailer['send']>[0]): Promise<void> {
+    const start = performance.now();
+    try {
+      await mailer.send(message);
+    } finally {
+      mailTimes.push(performance.now() - start);
+      if (mailTimes.length > 16) mailTimes.shift();
+    }
+  }
+  /**
+   * The median of those: a registration attempt that mails no one waits as long, so that the time
+   * of its answer does not tell an e-mail with an account from a new one.
+   */
+  const typicalMailMs = () => {
+    const sorted = [...mailTimes].sort((a, b) => a - b);
+    return sorted.length ? sorted[Math.floor(sorted.length / 2)]! : 0;
+  };
 
   const pendingWork = new Set<Promise<void>>();
 
@@ -263,19 +283,23 @@ export function createAuthService(deps: Deps) {
   ): Promise<{ user: User; pending: boolean }> {
     const owner = await users.getByEmail(body.email);
     await hasher.hash(generateCode());
-    if (owner) {
+    // At most a few such mails an hour per account: the next attempts are audited, not mailed.
+    const told = owner ? await throttle.takeRegistrationNotice(owner.id) : false;
+    if (owner && told) {
       const mail = registrationAttemptMail(
         owner.firstname,
         `${deps.publicUrl}/login`,
         `${deps.publicUrl}/forgot-password`,
       );
-      await mailer.send({ to: owner.email, ...mail });
-    }
+      await timedSend({ to: owner.email, ...mail });
+    } else await new Promise((resolve) => setTimeout(resolve, typicalMailMs()));
     await audit.record(
       aboutAccount(owner?.id, ctx, {
         action: 'auth.register',
         status: 'failure',
-        reason: 'e-mail already registered; owner told by mail',
+        reason: told
+          ? 'e-mail already registered; owner told by mail'
+          : "e-mail already registered; owner not told again (this hour's mails sent)",
       }),
     );
     const isProvider = body.role === 'healthProvider';
