@@ -16,6 +16,7 @@ import * as externalShares from './migrations/0013-external-shares.ts';
 import * as duplicateCheckIndex from './migrations/0014-duplicate-check-index.ts';
 import * as revokeLinksOfDeletedAccounts from './migrations/0015-revoke-links-of-deleted-accounts.ts';
 import * as deleteCopiesOfDeletedImages from './migrations/0016-delete-copies-of-deleted-images.ts';
+import * as codeIssuedTo from './migrations/0017-code-issued-to.ts';
 import { errorCode, loggedMessage } from '../errors.ts';
 
 /** Listed here rather than read from disk so the same history runs under any loader. */
@@ -36,6 +37,7 @@ const migrations: Record<string, Migration> = {
   '0014-duplicate-check-index': duplicateCheckIndex,
   '0015-revoke-links-of-deleted-accounts': revokeLinksOfDeletedAccounts,
   '0016-delete-copies-of-deleted-images': deleteCopiesOfDeletedImages,
+  '0017-code-issued-to': codeIssuedTo,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

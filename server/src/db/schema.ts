@@ -88,6 +88,12 @@ export interface OneTimeCodesTable {
   token_hash: string | null;
   expires_at: Timestamp;
   attempts: Generated<number>;
+  /**
+   * Hash of the address block the code was issued to (migration 0017; null before it: every address
+   * is the owner's); tries from other addresses count in `foreign_attempts`, apart.
+   */
+  issued_to: string | null;
+  foreign_attempts: Generated<number>;
   consumed_at: Timestamp | null;
   created_at: Generated<Date>;
 }

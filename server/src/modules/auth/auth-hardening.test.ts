@@ -491,3 +491,61 @@ describe('reset by e-mail and code', () => {
     expect((await reset(u.user.email, otp, 'Code-reset-after-refusal')).statusCode).toBe(200);
   });
 });
+
+describe('sign-in codes: tries from other addresses', () => {
+  const confirm = (email: string, code: string, address: string) => post('/api/auth/confirm', { email, code }, address);
+  /** The owner passes the password from `address`; the code mailed for it. */
+  async function ownerSignsIn(address: string) {
+    const u = await newUser(t, 'patient');
+    const before = t.smtp.countTo(u.user.email);
+    expect((await signIn(u.user.email, u.password, address)).statusCode).toBe(200);
+    return { u, code: codeIn(await nextMailTo(u.user.email, before)) };
+  }
+  const wrongFor = (code: string, i: number) => String((Number(code) + 1 + i) % 1_000_000).padStart(6, '0');
+
+  it("never lock the owner's code: a stranger's wrong codes get 400, and the owner signs in", async () => {
+    const { u, code } = await ownerSignsIn('10.9.0.1');
+    for (let i = 0; i < 7; i++)
+      expect((await confirm(u.user.email, wrongFor(code, i), '203.0.113.7')).statusCode).toBe(400);
+    const own = await confirm(u.user.email, code, '10.9.0.1');
+    expect(own.statusCode, own.body).toBe(200);
+  });
+
+  it('answer an e-mail in the middle of a sign-in exactly like one without an account', async () => {
+    const { u, code } = await ownerSignsIn('10.9.1.1');
+    const unknown = `nobody-${uniqueName('x')}@example.org`;
+    const known: { status: number; body: string }[] = [];
+    const none: { status: number; body: string }[] = [];
+    for (let i = 0; i < 8; i++) {
+      const a = await confirm(u.user.email, wrongFor(code, i), '203.0.113.8');
+      const b = await confirm(unknown, wrongFor(code, i), '203.0.113.9');
+      known.push({ status: a.statusCode, body: a.body });
+      none.push({ status: b.statusCode, body: b.body });
+    }
+    expect(known).toEqual(none);
+  });
+
+  it('have five of their own: the owner on another address signs in, and past five the code works only where it went', async () => {
+    // The owner's network changed between the password and the code: a right code from elsewhere works.
+    const moved = await ownerSignsIn('10.9.2.1');
+    expect((await confirm(moved.u.user.email, moved.code, '10.77.0.1')).statusCode).toBe(200);
+
+    const { u, code } = await ownerSignsIn('10.9.3.1');
+    for (let i = 0; i < 5; i++)
+      expect((await confirm(u.user.email, wrongFor(code, i), `198.51.100.${i + 1}`)).statusCode).toBe(400);
+    // Elsewhere the tries are spent: even the right code is refused there, as a wrong one.
+    expect((await confirm(u.user.email, code, '198.51.100.99')).statusCode).toBe(400);
+    expect((await confirm(u.user.email, code, '10.9.3.1')).statusCode).toBe(200);
+  });
+
+  it("a resend keeps the code's address: a stranger who asks for it gets no tries of the owner's", async () => {
+    const { u } = await ownerSignsIn('10.9.4.1');
+    await ageCodes(u.user.id);
+    const before = t.smtp.countTo(u.user.email);
+    expect((await post('/api/auth/resend-code', { email: u.user.email }, '203.0.113.10')).statusCode).toBe(200);
+    const resent = codeIn(await nextMailTo(u.user.email, before));
+    for (let i = 0; i < 6; i++)
+      expect((await confirm(u.user.email, wrongFor(resent, i), '203.0.113.10')).statusCode).toBe(400);
+    expect((await confirm(u.user.email, resent, '10.9.4.1')).statusCode).toBe(200);
+  });
+});

@@ -75,6 +75,8 @@ export function createAuthRepository(db: Db) {
       codeHash: string;
       tokenHash: string | null;
       expiresAt: Date;
+      /** Hash of the address block the code goes to (`codeAddress`); null: any address is the owner's. */
+      issuedTo?: string | null;
     }) {
       await db
         .updateTable('one_time_codes')
@@ -91,6 +93,7 @@ export function createAuthRepository(db: Db) {
           code_hash: c.codeHash,
           token_hash: c.tokenHash,
           expires_at: c.expiresAt,
+          issued_to: c.issuedTo ?? null,
         })
         .execute();
     },
@@ -137,6 +140,19 @@ export function createAuthRepository(db: Db) {
         .returning('attempts')
         .executeTakeFirst();
       return row ? row.attempts : null;
+    },
+
+    /** Counts a try from an address the code was not issued to; null when their budget is spent. */
+    async takeForeignAttempt(codeId: string, maxAttempts: number): Promise<number | null> {
+      const row = await db
+        .updateTable('one_time_codes')
+        .set((eb) => ({ foreign_attempts: eb('foreign_attempts', '+', 1) }))
+        .where('id', '=', codeId)
+        .where('foreign_attempts', '<', maxAttempts)
+        .where('consumed_at', 'is', null)
+        .returning('foreign_attempts')
+        .executeTakeFirst();
+      return row ? row.foreign_attempts : null;
     },
 
     /** Single use: only the first caller gets true. */

@@ -27,19 +27,25 @@ import {
   unauthenticated,
   validationFailed,
 } from '../../errors.ts';
+import { addressBlock } from '../../http/client-address.ts';
 import type { Mailer } from '../../mail/mailer.ts';
 import { passwordResetMail, registrationAttemptMail, verificationCodeMail } from '../../mail/templates.ts';
 import type { AuditEvent, AuditService } from '../audit/audit.service.ts';
 import type { SettingsService } from '../settings/settings.service.ts';
 import type { AccountRow, UserAccounts } from '../users/accounts.ts';
 import type { Actor } from './actor.ts';
-import { type ThrottleLimits, createAuthThrottle } from './auth-throttle.ts';
+import { type ThrottleLimits, createAuthThrottle, keyOf } from './auth-throttle.ts';
 import { type SessionForAuth, createAuthRepository } from './auth.repository.ts';
 import { checkPassword } from './password-policy.ts';
 import type { SessionCache } from './session-cache.ts';
 import type { TokenSigner } from './tokens.ts';
 
 export const MAX_CODE_ATTEMPTS = 5;
+/** Tries of a code from addresses other than the one it was issued to, all together. */
+export const MAX_FOREIGN_CODE_ATTEMPTS = 5;
+
+/** The address block a code goes to, as a hash (`one_time_codes.issued_to`). */
+const codeAddress = (ip: string | null) => keyOf('code-address', addressBlock(ip) ?? '-');
 export const SESSION_ABSOLUTE_HOURS = 12;
 const RESEND_INTERVAL_MS = 60_000;
 /** A sign-in code is re-sent only this long after the password was checked, however often; later, sign in again. */
@@ -148,21 +154,42 @@ export function createAuthService(deps: Deps) {
    * Checks a submitted code against the newest open one; counts the try first so guesses are bounded.
    * `beforeUse` runs once the code is known right, before it is used up: what it throws leaves the
    * code open (its try counted).
+   *
+   * A code issued to an address (`issued_to`: sign-in and registration codes) counts the tries of
+   * that address block against its five, and those of any other address against five of their own,
+   * which never lock it: before, anyone who knew an e-mail could spend its owner's tries from afar
+   * and stop the sign-in, and the lock's 429 told that e-mail from one without an account. A try
+   * from elsewhere is answered as a wrong code, whatever the owner's tries (`from`: the client
+   * address; docs/security.md › Identity and sessions).
    */
   async function checkCode(
     userId: string | null,
     purpose: CodePurpose,
     code: string,
+    from: string | null,
     beforeUse?: () => void,
   ): Promise<'ok' | 'wrong' | 'locked'> {
     const row = userId ? await repo.latestCode(userId, purpose) : undefined;
+    const foreign = Boolean(row?.issued_to) && row?.issued_to !== codeAddress(from);
+    const wrong = async () => {
+      // The same work as a real check: the time does not say whether there was a code to check.
+      await hasher.verify(null, code);
+      return 'wrong' as const;
+    };
     if (!row || row.consumed_at || row.expires_at.getTime() <= Date.now()) {
       await hasher.verify(null, code);
-      return row && row.attempts >= MAX_CODE_ATTEMPTS && !row.consumed_at ? 'locked' : 'wrong';
+      return !foreign && row && row.attempts >= MAX_CODE_ATTEMPTS && !row.consumed_at ? 'locked' : 'wrong';
     }
-    const attempt = await repo.takeAttempt(row.id, MAX_CODE_ATTEMPTS);
-    if (attempt === null) return 'locked';
-    if (!(await hasher.verify(row.code_hash, code))) return attempt >= MAX_CODE_ATTEMPTS ? 'locked' : 'wrong';
+    if (foreign) {
+      if ((await repo.takeForeignAttempt(row.id, MAX_FOREIGN_CODE_ATTEMPTS)) === null) return wrong();
+      // Locked by its owner's tries: over for everyone, said only to the owner.
+      if (row.attempts >= MAX_CODE_ATTEMPTS) return wrong();
+      if (!(await hasher.verify(row.code_hash, code))) return 'wrong';
+    } else {
+      const attempt = await repo.takeAttempt(row.id, MAX_CODE_ATTEMPTS);
+      if (attempt === null) return 'locked';
+      if (!(await hasher.verify(row.code_hash, code))) return attempt >= MAX_CODE_ATTEMPTS ? 'locked' : 'wrong';
+    }
     beforeUse?.();
     return (await repo.consumeCode(row.id)) ? 'ok' : 'wrong';
   }
@@ -191,6 +218,7 @@ export function createAuthService(deps: Deps) {
     user: { id: string; email: string; firstname: string },
     reason: 'register' | 'login',
     expiry: { at: Date; minutes: number },
+    ip: string | null,
     r = repo,
   ) {
     const code = generateCode();
@@ -198,6 +226,8 @@ export function createAuthService(deps: Deps) {
     await r.issueCode({
       userId: user.id,
       purpose: 'verify',
+      // The address that passed the password (or registered): its tries are the owner's.
+      issuedTo: codeAddress(ip),
       codeHash: await hasher.hash(code),
       tokenHash: null,
       expiresAt: at,
@@ -264,6 +294,8 @@ export function createAuthService(deps: Deps) {
         codeHash,
         tokenHash: null,
         expiresAt: at,
+        // The sign-in's address, not the resend's: anyone may ask for a resend.
+        issuedTo: last.issued_to,
       });
       const mail = verificationCodeMail(user.firstname, code, minutes, user.email_verified_at ? 'login' : 'register');
       await mailer.send({ to: user.email, ...mail, devCode: code });
@@ -394,7 +426,7 @@ export function createAuthService(deps: Deps) {
             ...profile,
           });
           const user = (await txUsers.getById(id))!;
-          await sendVerificationCode(user, 'register', expiry, txAuth);
+          await sendVerificationCode(user, 'register', expiry, ctx.ip, txAuth);
           await auditInTx([aboutAccount(id, ctx, { action: 'auth.register', reason: `role=${body.role}` })]);
           return user;
         })
@@ -435,7 +467,7 @@ export function createAuthService(deps: Deps) {
         throw unauthenticated(AuthMessages.invalidCredentials, 'invalid_credentials');
       }
       await throttle.passwordAccepted(body.email, ctx.ip);
-      await sendVerificationCode(user, 'login', await codeExpiry());
+      await sendVerificationCode(user, 'login', await codeExpiry(), ctx.ip);
       await throttle.passwordSignIn(user.id, RESEND_WITHIN_S);
       await audit.record(
         aboutAccount(user.id, ctx, {
@@ -449,7 +481,7 @@ export function createAuthService(deps: Deps) {
     /** Confirms the e-mail after registration and completes the second factor of a login. */
     async confirm(body: ConfirmBody, ctx: RequestContext): Promise<{ data: ConfirmResponseData; message: string }> {
       const user = await users.getByEmail(body.email);
-      const result = await checkCode(user?.id ?? null, 'verify', body.code);
+      const result = await checkCode(user?.id ?? null, 'verify', body.code, ctx.ip);
       if (result !== 'ok' || !user) {
         await audit.recordQuietly(
           aboutAccount(user?.id, ctx, {
@@ -552,7 +584,7 @@ export function createAuthService(deps: Deps) {
         if (policy.length) throw validationFailed(policy);
         // The account's username only once the code is known right: told before, it said which
         // username goes with the e-mail. The code stays open for another password.
-        const result = await checkCode(account?.id ?? null, 'reset', body.otp, () => {
+        const result = await checkCode(account?.id ?? null, 'reset', body.otp, ctx.ip, () => {
           const own = account ? checkPassword(password, account, 'newPassword') : [];
           if (own.length) throw validationFailed(own);
         });
