@@ -21,7 +21,6 @@ export const AuthMessages = {
   forgotAnswer: 'If an account exists for this e-mail, a reset code and link have been sent.',
   invalidCredentials: 'Invalid email or password',
   invalidCode: 'Invalid or expired code',
-  codeLocked: 'Too many wrong codes. Request a new code.',
   /** A locked sign-in code ends that sign-in: only the password starts a new one. */
   signInCodeLocked: 'Too many wrong codes. Sign in again to get a new code.',
   accountDeactivated: 'Your account has been deactivated. Contact an administrator.',

@@ -14,10 +14,17 @@ export async function startSmtp() {
   const mails: ReceivedMail[] = [];
   const waiters: Array<() => void> = [];
   let failing = false;
+  let held: { arrived: () => void; released: Promise<void> } | null = null;
   const server = new SMTPServer({
     authOptional: true,
     disabledCommands: ['STARTTLS'],
-    onData(stream, _session, callback) {
+    async onData(stream, _session, callback) {
+      if (held) {
+        const { arrived, released } = held;
+        held = null;
+        arrived();
+        await released;
+      }
       if (failing) {
         stream.resume();
         stream.on('end', () => callback(new Error('451 mailbox unavailable (test outage)')));
@@ -47,6 +54,18 @@ export async function startSmtp() {
     /** Simulates an outage: every message is refused until set back. */
     setFailing(value: boolean) {
       failing = value;
+    },
+    /**
+     * Holds the next message in the middle of its sending until `release()`: `reached` resolves once
+     * it is held there (a request that sends a mail inside a transaction is held inside it).
+     */
+    holdNext() {
+      let release!: () => void;
+      let arrived!: () => void;
+      const released = new Promise<void>((resolve) => (release = resolve));
+      const reached = new Promise<void>((resolve) => (arrived = resolve));
+      held = { arrived, released };
+      return { reached, release };
     },
     /** The newest mail to this address, waiting briefly for it to arrive. */
     async lastTo(address: string, timeoutMs = 5_000): Promise<ReceivedMail> {

@@ -4,7 +4,10 @@ import { addressBlock } from './client-address.ts';
 describe('addressBlock', () => {
   it('keeps an IPv4 address, and reads an IPv4-mapped IPv6 one as IPv4', () => {
     expect(addressBlock('203.0.113.7')).toBe('203.0.113.7');
-    expect(addressBlock('::ffff:203.0.113.7')).toBe('203.0.113.7');
+    for (const mapped of ['::ffff:203.0.113.7', '::ffff:cb00:7107', '0:0:0:0:0:ffff:203.0.113.7', '::FFFF:CB00:7107'])
+      expect(addressBlock(mapped), mapped).toBe('203.0.113.7');
+    // Not the mapped block: an IPv6 address like any other.
+    expect(addressBlock('::ffff:0:203.0.113.7')).toBe('0:0:0:0::/64');
     expect(addressBlock(null)).toBeNull();
   });
 

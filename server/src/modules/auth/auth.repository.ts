@@ -55,10 +55,16 @@ export function createAuthRepository(db: Db) {
         .execute(),
 
     /** Issues a code and retires every earlier open code of the same purpose: only the newest works. */
-    /** Locks the account's row to the end of the transaction: one code issued at a time per account. */
-    lockAccount: async (userId: string): Promise<void> => {
-      await sql`SELECT id FROM users WHERE id = ${userId}::uuid FOR UPDATE`.execute(db);
-    },
+    /**
+     * Locks a live account's row to the end of the transaction, so that one code is issued at a time
+     * per account; false when the account is gone. `FOR NO KEY UPDATE`, not `FOR UPDATE`: rows that
+     * point at the account (a share to it, a session, a code) take a key-share lock on it, and under
+     * `FOR UPDATE` a share made while the reset mail was being sent deadlocked with it on the audit
+     * head.
+     */
+    lockAccount: async (userId: string): Promise<boolean> =>
+      (await sql`SELECT id FROM users WHERE id = ${userId}::uuid AND deleted_at IS NULL FOR NO KEY UPDATE`.execute(db))
+        .rows.length > 0,
 
     /** Uses up every open code of the account (after a password reset, codes issued before it end). */
     retireCodes: (userId: string) =>

@@ -41,8 +41,12 @@ import type { SessionCache } from './session-cache.ts';
 import type { TokenSigner } from './tokens.ts';
 
 export const MAX_CODE_ATTEMPTS = 5;
-/** Tries of a code from addresses other than the one it was issued to, all together. */
-export const MAX_FOREIGN_CODE_ATTEMPTS = 5;
+/**
+ * Tries of a code from addresses other than the one it was issued to, all together: enough for an
+ * owner whose network changed between the password and the code, few enough that a holder of the
+ * password gains little (at most 7 checks of one code, against 5 from one address).
+ */
+export const MAX_FOREIGN_CODE_ATTEMPTS = 2;
 
 /** The address block a code goes to, as a hash (`one_time_codes.issued_to`). */
 const codeAddress = (ip: string | null) => keyOf('code-address', addressBlock(ip) ?? '-');
@@ -181,9 +185,12 @@ export function createAuthService(deps: Deps) {
       return !foreign && row && row.attempts >= MAX_CODE_ATTEMPTS && !row.consumed_at ? 'locked' : 'wrong';
     }
     if (foreign) {
-      if ((await repo.takeForeignAttempt(row.id, MAX_FOREIGN_CODE_ATTEMPTS)) === null) return wrong();
-      // Locked by its owner's tries: over for everyone, said only to the owner.
-      if (row.attempts >= MAX_CODE_ATTEMPTS) return wrong();
+      const taken = await repo.takeForeignAttempt(row.id, MAX_FOREIGN_CODE_ATTEMPTS);
+      if (taken === null) return wrong();
+      // Checked only while the code's tries from everywhere stay within its five (read, not locked:
+      // a try racing this one may go one over), and not when its owner's tries locked it: that is
+      // said only to the owner.
+      if (row.attempts >= MAX_CODE_ATTEMPTS || row.attempts + taken > MAX_CODE_ATTEMPTS) return wrong();
       if (!(await hasher.verify(row.code_hash, code))) return 'wrong';
     } else {
       const attempt = await repo.takeAttempt(row.id, MAX_CODE_ATTEMPTS);
@@ -238,10 +245,16 @@ export function createAuthService(deps: Deps) {
 
   /** How long the last code and notice mails took to send (at most 16), for `typicalMailMs`. */
   const mailTimes: number[] = [];
+  /** The last send's failure, while no send has succeeded since: what a mail would meet now. */
+  let mailFailure: unknown = null;
   async function timedSend(message: Parameters<Mailer['send']>[0]): Promise<void> {
     const start = performance.now();
     try {
       await mailer.send(message);
+      mailFailure = null;
+    } catch (err) {
+      mailFailure = err;
+      throw err;
     } finally {
       mailTimes.push(performance.now() - start);
       if (mailTimes.length > 16) mailTimes.shift();
@@ -324,7 +337,11 @@ export function createAuthService(deps: Deps) {
         `${deps.publicUrl}/forgot-password`,
       );
       await timedSend({ to: owner.email, ...mail });
-    } else await new Promise((resolve) => setTimeout(resolve, typicalMailMs()));
+    } else {
+      await new Promise((resolve) => setTimeout(resolve, typicalMailMs()));
+      // While mail is failing, a new registration fails (its code cannot be sent): this one too.
+      if (mailFailure) throw mailFailure;
+    }
     await audit.record(
       aboutAccount(owner?.id, ctx, {
         action: 'auth.register',
@@ -369,7 +386,8 @@ export function createAuthService(deps: Deps) {
       // One reset at a time per account, its limits read under the lock: requests sent at once each
       // read 'no code a moment ago' before any had written one (on PostgreSQL eight requests sent
       // eight mails, each with a code that worked).
-      await auth.lockAccount(user.id);
+      // Deleted since it was read: no code, no mail to the address it had.
+      if (!(await auth.lockAccount(user.id))) return;
       const last = await auth.latestCode(user.id, 'reset');
       if (last && !last.consumed_at && Date.now() - last.created_at.getTime() < RESEND_INTERVAL_MS) return;
       const since = new Date(Date.now() - 3_600_000);
@@ -597,7 +615,8 @@ export function createAuthService(deps: Deps) {
             status: 'failure',
             reason: result === 'locked' ? 'code locked' : 'wrong or expired code',
           });
-          if (result === 'locked') throw tooManyRequests(AuthMessages.codeLocked);
+          // A locked code is answered as a wrong one: anyone may send an e-mail's reset codes, and a
+          // 429 after five said that e-mail has an account. The owner asks for a new code, or uses the link.
           throw badRequest(AuthMessages.invalidCode, [
             { field: 'otp', code: 'invalid_code', message: AuthMessages.invalidCode },
           ]);

@@ -4,6 +4,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN, type TestApp, createTestApp, login, loginAdmin, newUser, uniqueName } from '../../../test/harness.ts';
 import { codeIn } from '../../../test/smtp.ts';
+import { fixture, uploadFile } from '../images/images.test-helpers.ts';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -417,6 +418,29 @@ describe('password reset', () => {
     const open = await sql<{ n: number }>`select count(*)::int as n from one_time_codes
       where user_id = ${u.user.id} and purpose = 'reset' and consumed_at is null`.execute(t.app.ctx.database.db);
     expect(open.rows[0]!.n).toBe(1);
+  });
+
+  it('holds the account while its reset mail is sent without blocking a share to that account (no deadlock)', async () => {
+    const u = await newUser(t, 'patient');
+    const provider = await newUser(t, 'healthProvider');
+    const image = await uploadFile(t, provider.token, fixture('other/photo_hopper_portrait.jpg'), { caption: 'Held' });
+    expect(image.statusCode).toBe(201);
+    const mail = t.smtp.holdNext();
+    await post('/api/auth/forgot-password', { email: u.user.email });
+    await mail.reached;
+    // The reset's transaction holds the account's row; a share to the account points at that row.
+    const sharing = t.request({
+      method: 'POST',
+      url: '/api/sharing/request',
+      token: provider.token,
+      payload: { imagemetadataId: image.json().data.id, createdfor: u.user.id },
+    });
+    await new Promise((r) => setTimeout(r, 300));
+    mail.release();
+    const shared = await sharing;
+    expect(shared.statusCode, shared.body).toBe(201);
+    await t.app.ctx.services.auth.settled();
+    expect(t.smtp.mails.filter((m) => m.to.includes(u.user.email) && /Reset/.test(m.subject))).toHaveLength(1);
   });
 
   it('ends every code issued before a reset: a sign-in code asked for with the old password no longer works', async () => {

@@ -187,25 +187,28 @@ export function createDicomRepository(db: Db) {
     insertImage: (row: Insertable<ImagesTable>) => db.insertInto('images').values(row).execute(),
 
     /**
-     * Locks a live image's row to the end of the transaction (in one): racing makers of its
-     * de-identified copy wait here for each other, and a deletion of it waits for them. False when
-     * the image is gone.
-     */
-    /**
      * Locks the live rows among `ids` (in id order, so that two lockers of overlapping sets cannot
-     * deadlock) to the end of the transaction; returns how many there were.
+     * deadlock) to the end of the transaction; returns how many there were. `FOR NO KEY UPDATE`, as
+     * the deletion's (images.repository.ts › markDeleted), which it excludes: rows that point at an
+     * image (a share, a copy) take a key-share lock on it, which `FOR UPDATE` would block while the
+     * blocked statement holds the audit head the locker then needs.
      */
     lockLiveImages: async (ids: readonly string[]): Promise<number> =>
       ids.length === 0
         ? 0
         : (
             await sql`SELECT id FROM images WHERE id IN (${sql.join(ids.map((id) => sql`${id}::uuid`))})
-              AND deleted_at IS NULL ORDER BY id FOR UPDATE`.execute(db)
+              AND deleted_at IS NULL ORDER BY id FOR NO KEY UPDATE`.execute(db)
           ).rows.length,
 
+    /**
+     * Locks a live image's row to the end of the transaction (in one, as `lockLiveImages`): racing
+     * makers of its de-identified copy wait here for each other, and a deletion of it waits for them.
+     * False when the image is gone.
+     */
     lockLiveImage: async (id: string): Promise<boolean> =>
-      (await sql`SELECT id FROM images WHERE id = ${id}::uuid AND deleted_at IS NULL FOR UPDATE`.execute(db)).rows
-        .length > 0,
+      (await sql`SELECT id FROM images WHERE id = ${id}::uuid AND deleted_at IS NULL FOR NO KEY UPDATE`.execute(db))
+        .rows.length > 0,
 
     /** The sealed parsed metadata of an image, if it was stored. */
     metadataOf: async (imageId: string): Promise<Uint8Array | null> =>

@@ -443,9 +443,10 @@ export function createImagesRepository(db: Db) {
       // The image's row first, in a statement of its own: a copy being made waits for this lock
       // (dicom.repository.ts › lockLiveImage) or committed before it, and so is in the next
       // statement's snapshot. None: deleted by a request that committed first, copies and all.
-      const live = await sql`SELECT id FROM images WHERE id = ${id}::uuid AND deleted_at IS NULL FOR UPDATE`.execute(
-        db,
-      );
+      // `NO KEY`: a share being made to the image takes a key-share lock on it while holding the
+      // audit head, which this transaction needs next; `FOR UPDATE` would deadlock with it.
+      const live =
+        await sql`SELECT id FROM images WHERE id = ${id}::uuid AND deleted_at IS NULL FOR NO KEY UPDATE`.execute(db);
       if (live.rows.length === 0) return [];
       const rows = await db
         .updateTable('images')
