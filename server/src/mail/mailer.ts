@@ -18,8 +18,16 @@ export interface Mail {
 
 export interface Mailer {
   send(mail: Mail): Promise<void>;
+  /**
+   * Whether the last mail this process sent, in the last five minutes, failed: what a mail would
+   * likely meet now. For a request that must fail as one that sends a mail would, without sending.
+   */
+  failing(): boolean;
   close(): void;
 }
+
+/** How long a send's outcome stands for the mail service's state. */
+const HEALTH_MS = 5 * 60_000;
 
 export function createMailer(config: Config['mail'], log: Logger): Mailer {
   const outboxDir = config.transport === 'outbox' ? config.dir : null;
@@ -34,6 +42,7 @@ export function createMailer(config: Config['mail'], log: Logger): Mailer {
         } as never)
       : nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
 
+  let failedAt: number | null = null;
   return {
     async send(mail) {
       let info;
@@ -45,9 +54,11 @@ export function createMailer(config: Config['mail'], log: Logger): Mailer {
           text: mail.text,
           html: mail.html,
         });
+        failedAt = null;
       } catch (err) {
+        failedAt = Date.now();
         log.error({ err: { message: loggedMessage(err), code: errorCode(err) } }, 'mail delivery failed');
-        throw new AppError(503, 'mail_unavailable', 'The e-mail could not be sent. Please try again shortly.');
+        throw mailUnavailable();
       }
       if (outboxDir) {
         const name = `${new Date().toISOString().replace(/[:.]/g, '-')}-${randomUUID()}.eml`;
@@ -59,6 +70,11 @@ export function createMailer(config: Config['mail'], log: Logger): Mailer {
         log.info({ subject: mail.subject }, `development only: the code mailed is ${mail.devCode}`);
       }
     },
+    failing: () => failedAt !== null && Date.now() - failedAt < HEALTH_MS,
     close: () => transport.close(),
   };
 }
+
+/** What a send answers when the mail service refuses it. */
+export const mailUnavailable = () =>
+  new AppError(503, 'mail_unavailable', 'The e-mail could not be sent. Please try again shortly.');

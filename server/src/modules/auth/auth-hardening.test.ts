@@ -406,6 +406,7 @@ describe('registration with an e-mail that already has an account', () => {
 
   it('fails alike during an SMTP outage, also past the hour’s mails to the owner', async () => {
     const owner = await newUser(t, 'patient');
+    const other = await newUser(t, 'patient');
     t.smtp.setFailing(true);
     try {
       const fresh = await post('/api/auth/register', body(`${uniqueName('new')}@example.org`));
@@ -417,8 +418,11 @@ describe('registration with an e-mail that already has an account', () => {
       t.smtp.setFailing(false);
       for (let i = 0; i < 3; i++) await post('/api/auth/register', body(owner.user.email));
       t.smtp.setFailing(true);
-      const freshAgain = await post('/api/auth/register', body(`${uniqueName('new')}@example.org`));
+      // Any mail of the process failing tells (here a reset mail, sent after its answer).
+      await post('/api/auth/forgot-password', { email: other.user.email });
+      await settle();
       const takenAgain = await post('/api/auth/register', body(owner.user.email));
+      const freshAgain = await post('/api/auth/register', body(`${uniqueName('new')}@example.org`));
       expect(takenAgain.statusCode).toBe(freshAgain.statusCode);
       expect(takenAgain.json()).toEqual(freshAgain.json());
     } finally {
@@ -461,6 +465,37 @@ describe('reset link', () => {
 });
 
 describe('reset by e-mail and code', () => {
+  it('answers a code locked by five wrong tries like a wrong one, after the same work as for an e-mail without an account', async () => {
+    const u = await newUser(t, 'patient');
+    await post('/api/auth/forgot-password', { email: u.user.email });
+    await settle();
+    const otp = codeIn(await t.smtp.lastTo(u.user.email));
+    const wrong = otp === '000000' ? '111111' : '000000';
+    const reset = (email: string, code: string) =>
+      post('/api/auth/reset-password', { email, otp: code, newPassword: 'Locked-code-passphrase-5' });
+    for (let i = 0; i < 5; i++) expect((await reset(u.user.email, wrong)).statusCode).toBe(400);
+    // Counted password checks (argon2 verifies) of one request each.
+    const hasher = t.app.ctx.hasher as { verify: (...args: never[]) => Promise<boolean> };
+    const original = hasher.verify;
+    let verifies = 0;
+    hasher.verify = (...args) => {
+      verifies++;
+      return original(...args);
+    };
+    try {
+      const locked = await reset(u.user.email, otp);
+      const lockedVerifies = verifies;
+      verifies = 0;
+      const unknown = await reset(`nobody-${uniqueName('x')}@example.org`, otp);
+      expect(locked.statusCode).toBe(400);
+      expect(locked.json()).toEqual(unknown.json());
+      expect(lockedVerifies).toBe(verifies);
+      expect(lockedVerifies).toBe(1);
+    } finally {
+      hasher.verify = original;
+    }
+  });
+
   const reset = (email: string, otp: string, newPassword: string) =>
     post('/api/auth/reset-password', { email, otp, newPassword });
   /** An account whose username is not its e-mail's local part. */

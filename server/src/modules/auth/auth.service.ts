@@ -28,7 +28,7 @@ import {
   validationFailed,
 } from '../../errors.ts';
 import { addressBlock } from '../../http/client-address.ts';
-import type { Mailer } from '../../mail/mailer.ts';
+import { type Mailer, mailUnavailable } from '../../mail/mailer.ts';
 import { passwordResetMail, registrationAttemptMail, verificationCodeMail } from '../../mail/templates.ts';
 import type { AuditEvent, AuditService } from '../audit/audit.service.ts';
 import type { SettingsService } from '../settings/settings.service.ts';
@@ -194,7 +194,11 @@ export function createAuthService(deps: Deps) {
       if (!(await hasher.verify(row.code_hash, code))) return 'wrong';
     } else {
       const attempt = await repo.takeAttempt(row.id, MAX_CODE_ATTEMPTS);
-      if (attempt === null) return 'locked';
+      if (attempt === null) {
+        // The same work as a check: a quick answer told a locked code (an account) from none.
+        await hasher.verify(null, code);
+        return 'locked';
+      }
       if (!(await hasher.verify(row.code_hash, code))) return attempt >= MAX_CODE_ATTEMPTS ? 'locked' : 'wrong';
     }
     beforeUse?.();
@@ -245,16 +249,10 @@ export function createAuthService(deps: Deps) {
 
   /** How long the last code and notice mails took to send (at most 16), for `typicalMailMs`. */
   const mailTimes: number[] = [];
-  /** The last send's failure, while no send has succeeded since: what a mail would meet now. */
-  let mailFailure: unknown = null;
   async function timedSend(message: Parameters<Mailer['send']>[0]): Promise<void> {
     const start = performance.now();
     try {
       await mailer.send(message);
-      mailFailure = null;
-    } catch (err) {
-      mailFailure = err;
-      throw err;
     } finally {
       mailTimes.push(performance.now() - start);
       if (mailTimes.length > 16) mailTimes.shift();
@@ -339,8 +337,9 @@ export function createAuthService(deps: Deps) {
       await timedSend({ to: owner.email, ...mail });
     } else {
       await new Promise((resolve) => setTimeout(resolve, typicalMailMs()));
-      // While mail is failing, a new registration fails (its code cannot be sent): this one too.
-      if (mailFailure) throw mailFailure;
+      // While mail is failing (any mail of this process), a new registration fails, its code not
+      // sent: this one too.
+      if (mailer.failing()) throw mailUnavailable();
     }
     await audit.record(
       aboutAccount(owner?.id, ctx, {

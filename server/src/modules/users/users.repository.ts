@@ -428,7 +428,10 @@ export function createUsersRepository(db: Db) {
 
     /**
      * Locks the active admins' rows until the transaction ends, so that two admins removing each
-     * other at once cannot both pass the last-admin check. Use on a transaction handle.
+     * other at once cannot both pass the last-admin check. Use on a transaction handle. `NO KEY`:
+     * rows that point at an admin (an upload by one, a share to one) take a key-share lock on it
+     * while holding the audit head, which the locker appends to next; under `FOR UPDATE` the two
+     * deadlocked (PostgreSQL answered one of them 500).
      */
     async lockActiveAdmins(): Promise<string[]> {
       const rows = await db
@@ -438,7 +441,7 @@ export function createUsersRepository(db: Db) {
         .where('roles.name', '=', 'admin')
         .where('users.active', '=', true)
         .where('users.deleted_at', 'is', null)
-        .forUpdate('users')
+        .forNoKeyUpdate('users')
         .execute();
       return rows.map((r) => r.id);
     },

@@ -12,6 +12,7 @@ import {
   uniqueName,
 } from '../../../test/harness.ts';
 import { codeIn } from '../../../test/smtp.ts';
+import { fixture, uploadFile } from '../images/images.test-helpers.ts';
 import { createPasswordHasher } from '../../crypto/passwords.ts';
 import { type UserListFilter, createUsersRepository, prefixEnd } from './users.repository.ts';
 import { type UserDeletedEvent, createUsersService } from './users.service.ts';
@@ -1058,6 +1059,26 @@ describe('changes racing the account deletion', () => {
     expect(
       (await req('PUT', `/api/users/toggleUserStatus/${u.user.id}`, admin.token, { active: 'yes' })).statusCode,
     ).toBe(400);
+  });
+
+  it("an admin's deactivation waiting on another admin's row does not deadlock with an upload by an admin", async () => {
+    const second = await newAdmin();
+    const third = await newAdmin();
+    // A reset mail to the third admin, held: its transaction holds that admin's row.
+    const mail = t.smtp.holdNext();
+    await req('POST', '/api/auth/forgot-password', undefined, { email: third.user.email });
+    await mail.reached;
+    // The deactivation locks the active admins' rows (the acting admin's first) and waits at the third's.
+    const deactivating = req('PUT', `/api/users/toggleUserStatus/${second.user.id}`, admin.token, { active: false });
+    await new Promise((r) => setTimeout(r, 200));
+    // An upload by the acting admin points at that admin's row while holding the audit head.
+    const uploading = uploadFile(t, admin.token, fixture('other/photo_hopper_portrait.jpg'), { caption: 'Held' });
+    await new Promise((r) => setTimeout(r, 200));
+    mail.release();
+    const [deactivated, uploaded] = await Promise.all([deactivating, uploading]);
+    expect(deactivated.statusCode, deactivated.body).toBe(200);
+    expect(uploaded.statusCode, uploaded.body).toBe(201);
+    await t.app.ctx.services.auth.settled();
   });
 
   it('two deletions at once: one answers 200, the other 404, and one deletion is recorded', async () => {
