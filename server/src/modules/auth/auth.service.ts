@@ -160,11 +160,12 @@ export function createAuthService(deps: Deps) {
    * code open (its try counted).
    *
    * A code issued to an address (`issued_to`: sign-in and registration codes) counts the tries of
-   * that address block against its five, and those of any other address against five of their own,
-   * which never lock it: before, anyone who knew an e-mail could spend its owner's tries from afar
-   * and stop the sign-in, and the lock's 429 told that e-mail from one without an account. A try
-   * from elsewhere is answered as a wrong code, whatever the owner's tries (`from`: the client
-   * address; docs/security.md › Identity and sessions).
+   * that address block against its five, and those of any other address against
+   * `MAX_FOREIGN_CODE_ATTEMPTS` of their own, which never lock it and are checked only while the
+   * code's tries stay within five: before, anyone who knew an e-mail could spend its owner's tries
+   * from afar and stop the sign-in, and the lock's 429 told that e-mail from one without an
+   * account. A try from elsewhere is answered as a wrong code, whatever the owner's tries (`from`:
+   * the client address; docs/security.md › Identity and sessions).
    */
   async function checkCode(
     userId: string | null,
@@ -384,8 +385,8 @@ export function createAuthService(deps: Deps) {
     await transaction.run(async ({ auth, audit: auditInTx }) => {
       // One reset at a time per account, its limits read under the lock: requests sent at once each
       // read 'no code a moment ago' before any had written one (on PostgreSQL eight requests sent
-      // eight mails, each with a code that worked).
-      // Deleted since it was read: no code, no mail to the address it had.
+      // eight mails, each with a code that worked). An account deleted since it was read gets no
+      // code, and its old address no mail.
       if (!(await auth.lockAccount(user.id))) return;
       const last = await auth.latestCode(user.id, 'reset');
       if (last && !last.consumed_at && Date.now() - last.created_at.getTime() < RESEND_INTERVAL_MS) return;
