@@ -70,4 +70,23 @@ describe('group commit (db/group-commit.ts)', () => {
     ]);
     expect(db.committed).toEqual(['a', 'b', 'c', 'd', 'e']);
   });
+
+  it('runs every write’s `prepare` in the batch before any write, and a write marked `alone` by itself, in order', async () => {
+    const db = fakeDatabase();
+    const commit = createGroupCommit(db.transaction, db.direct);
+    await Promise.all([
+      commit((r) => r.write('a')),
+      commit((r) => r.write('b'), { prepare: (r) => r.write('lock-b') }),
+      commit((r) => r.write('c'), { prepare: (r) => r.write('lock-c') }),
+      commit((r) => r.write('d'), { alone: true }),
+      commit((r) => r.write('e')),
+      commit((r) => r.write('f')),
+    ]);
+    // 'a' alone; then b and c with their locks first; 'd' alone; then e and f.
+    expect(db.transactions).toEqual([
+      ['lock-b', 'lock-c', 'b', 'c'],
+      ['e', 'f'],
+    ]);
+    expect(db.committed).toEqual(['a', 'lock-b', 'lock-c', 'b', 'c', 'd', 'e', 'f']);
+  });
 });

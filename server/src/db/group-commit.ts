@@ -21,6 +21,8 @@ export function createGroupCommit<R>(
     run: (repos: R) => Promise<unknown>;
     resolve: (value: unknown) => void;
     reject: (err: unknown) => void;
+    alone: boolean;
+    prepare: ((repos: R) => Promise<unknown>) | undefined;
   }
   const waiting: Job[] = [];
   let draining = false;
@@ -31,13 +33,17 @@ export function createGroupCommit<R>(
     draining = true;
     try {
       while (waiting.length) {
-        const batch = waiting.splice(0, maxBatch);
+        // A job that must run alone goes by itself; the others up to it (or to `maxBatch`) together.
+        const stop = waiting.findIndex((job) => job.alone);
+        const batch = waiting.splice(0, stop === 0 ? 1 : Math.min(maxBatch, stop < 0 ? maxBatch : stop));
         if (batch.length === 1) {
           await alone(batch[0]!);
           continue;
         }
         const results = await transaction
           .run(async (repos) => {
+            // Every write's own locks first, before any of them takes the audit head.
+            for (const job of batch) await job.prepare?.(repos);
             const out: unknown[] = [];
             for (const job of batch) out.push(await job.run(repos));
             return out;
@@ -51,9 +57,20 @@ export function createGroupCommit<R>(
     }
   }
 
-  return function commit<T>(run: (repos: R) => Promise<T>): Promise<T> {
+  /**
+   * A write whose statement takes a row lock before the audit head (a joined study share's) must
+   * take it before the head in a batch too, where an earlier write already holds the head: a
+   * transaction holding that row and waiting for the head (the share's verify or revoke) would
+   * deadlock with the batch. `prepare` takes such locks first, in the batch's transaction; alone,
+   * the statement orders them itself. `alone`: never batched (a write that inserts a row others
+   * may be inserting under the same unique key, waiting for them while the batch holds the head).
+   */
+  return function commit<T>(
+    run: (repos: R) => Promise<T>,
+    { alone = false, prepare }: { alone?: boolean; prepare?: (repos: R) => Promise<unknown> } = {},
+  ): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      waiting.push({ run, resolve: resolve as (value: unknown) => void, reject });
+      waiting.push({ run, resolve: resolve as (value: unknown) => void, reject, alone, prepare });
       if (!draining) void drain();
     });
   };

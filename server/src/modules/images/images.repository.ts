@@ -431,6 +431,14 @@ export function createImagesRepository(db: Db) {
     },
 
     /**
+     * Locks a study share's row for share (as a joining upload's statement does), in a group commit's
+     * transaction before any of its statements takes the audit head (db/group-commit.ts).
+     */
+    lockShareGroup: async (id: string): Promise<void> => {
+      await sql`SELECT id FROM share_groups WHERE id = ${id}::uuid FOR SHARE`.execute(db);
+    },
+
+    /**
      * Soft-deletes the image and its de-identified copies (one reused for single shares, one per
      * study share: made from it, they go with it), revokes the shares of all of them and drops their
      * parsed metadata (one transaction, built on a transaction handle). Returns the rows deleted, the

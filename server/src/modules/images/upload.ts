@@ -357,41 +357,49 @@ export function createUploader(deps: Deps) {
             // One statement: the row, the patient's share and their audit entries commit together (with
             // other uploads' statements that arrive meanwhile: commitRow). Blob first (durable above),
             // row second: a crash between the two leaves only an orphan blob for the sweeper.
-            commitRow(({ images }) =>
-              images.insertUpload(
-                {
-                  id: imageId,
-                  uploader_id: actor.userId,
-                  patient_id: patient?.id ?? null,
-                  caption,
-                  content_type: stored.type,
-                  original_name: stored.filename.split(/[\\/]/).pop()!.slice(0, 255),
-                  size_bytes: stored.size,
-                  sha256: stored.sha256,
-                  storage_key: imageId,
-                  wrapped_key: stored.stored.wrappedKey,
-                  key_id: stored.stored.keyId,
-                  enc_format: stored.stored.format,
-                  thumbnail_status: wantsThumbnail(stored) ? 'pending' : 'none',
-                  ...(stored.dicomColumns ?? {}),
-                },
-                share,
-                stored.dicomMetadata,
-                audit.inStatement(
-                  [
-                    {
-                      userId: actor.userId,
-                      action: 'image.upload',
-                      table: 'images',
-                      recordId: imageId,
-                      ip,
-                      reason: `type=${stored.type} bytes=${stored.size}`,
-                    },
-                    ...(share?.events ?? []),
-                  ],
-                  share?.auditWhen,
+            commitRow(
+              ({ images }) =>
+                images.insertUpload(
+                  {
+                    id: imageId,
+                    uploader_id: actor.userId,
+                    patient_id: patient?.id ?? null,
+                    caption,
+                    content_type: stored.type,
+                    original_name: stored.filename.split(/[\\/]/).pop()!.slice(0, 255),
+                    size_bytes: stored.size,
+                    sha256: stored.sha256,
+                    storage_key: imageId,
+                    wrapped_key: stored.stored.wrappedKey,
+                    key_id: stored.stored.keyId,
+                    enc_format: stored.stored.format,
+                    thumbnail_status: wantsThumbnail(stored) ? 'pending' : 'none',
+                    ...(stored.dicomColumns ?? {}),
+                  },
+                  share,
+                  stored.dicomMetadata,
+                  audit.inStatement(
+                    [
+                      {
+                        userId: actor.userId,
+                        action: 'image.upload',
+                        table: 'images',
+                        recordId: imageId,
+                        ip,
+                        reason: `type=${stored.type} bytes=${stored.size}`,
+                      },
+                      ...(share?.events ?? []),
+                    ],
+                    share?.auditWhen,
+                  ),
                 ),
-              ),
+              // A write that opens a patient's study share inserts its row under a unique key: alone.
+              // One that joins an open one locks its row, before the audit head also in a batch
+              // (db/group-commit.ts).
+              {
+                alone: share?.opens === 'study',
+                prepare: share?.lockFirst ? ({ images }) => images.lockShareGroup(share.lockFirst!) : undefined,
+              },
             );
           // One upload of an instance at a time, from its duplicate check to its row; within that, the
           // study's share and row one upload of the study at a time (only that part: the duplicate

@@ -35,7 +35,7 @@ export interface StudyOfPatient {
 
 /** SQL the upload's one statement runs to write the patient's share with the image (audit.inStatement's pattern). */
 export interface ShareCtes {
-  /** CTEs that must come first, before the audit CTEs (the joined study share's lock). */
+  /** CTEs that must come first, before the audit CTEs (the joined study share's lock, an opened one's insert). */
   lead: RawBuilder<unknown> | null;
   /** CTEs that write the share rows; they follow the image's own insert. */
   ctes: RawBuilder<unknown>;
@@ -53,6 +53,8 @@ export interface PatientSharePlan extends ShareCtes {
   events: AuditEvent[];
   /** The audit rows are appended only if this holds (the joined study share is still open). */
   auditWhen: RawBuilder<boolean> | undefined;
+  /** The joined study share, whose row `lead` locks: locked first in a group commit as well. */
+  lockFirst: string | null;
 }
 
 /** The statement's own failure when the joined study share was revoked or locked after it was read. */
@@ -140,6 +142,7 @@ export function createPatientShares({
           applied: sql<boolean>`true`,
           events: [created('shares', shareId, `image=${imageId} patient share`)],
           auditWhen: undefined,
+          lockFirst: null,
         };
       const key = keyOf({ uploaderId, patientId, studyUid });
       const known = input.fresh ? undefined : openGroups.get(key);
@@ -160,15 +163,18 @@ export function createPatientShares({
         return {
           sharingId: groupId,
           opens: 'study',
-          lead: null,
-          ctes: sql`patient_group AS (${db.insertInto('share_groups').values(group)}),
-            patient_share AS (${db.insertInto('shares').values(row(groupId, GROUP_MEMBER_CODE))})`,
+          // Inserted before the audit head is taken (auditWhen reads it): a study share of the same
+          // key being made meanwhile makes this insert wait for it, and it must not wait holding the
+          // head that the other then needs.
+          lead: sql`patient_group AS (${db.insertInto('share_groups').values(group).returning('id')})`,
+          ctes: sql`patient_share AS (${db.insertInto('shares').values(row(groupId, GROUP_MEMBER_CODE))})`,
           applied: sql<boolean>`true`,
           events: [
             created('share_groups', groupId, `patient study share image=${imageId}`),
             created('shares', shareId, `image=${imageId} patient share study share=${groupId}`),
           ],
-          auditWhen: undefined,
+          auditWhen: sql<boolean>`EXISTS (SELECT 1 FROM patient_group)`,
+          lockFirst: null,
         };
       }
       remember(key, open.id);
@@ -191,6 +197,7 @@ export function createPatientShares({
           ELSE (${CLOSED} || count(*))::int::boolean END FROM patient_share)`,
         events: [created('shares', shareId, `image=${imageId} patient share study share=${open.id}`)],
         auditWhen: sql<boolean>`EXISTS (SELECT 1 FROM patient_group)`,
+        lockFirst: open.id,
       };
     },
 
