@@ -89,4 +89,13 @@ describe('group commit (db/group-commit.ts)', () => {
     ]);
     expect(db.committed).toEqual(['a', 'lock-b', 'lock-c', 'b', 'c', 'd', 'e', 'f']);
   });
+
+  it('takes a lock named by the same `prepareKey` once per batch', async () => {
+    const db = fakeDatabase();
+    const commit = createGroupCommit(db.transaction, db.direct);
+    const joining = (v: string, key: string) =>
+      commit((r) => r.write(v), { prepare: (r) => r.write(`lock-${key}`), prepareKey: key });
+    await Promise.all([commit((r) => r.write('a')), joining('b', 's1'), joining('c', 's1'), joining('d', 's2')]);
+    expect(db.transactions).toEqual([['lock-s1', 'lock-s2', 'b', 'c', 'd']]);
+  });
 });

@@ -23,6 +23,7 @@ export function createGroupCommit<R>(
     reject: (err: unknown) => void;
     alone: boolean;
     prepare: ((repos: R) => Promise<unknown>) | undefined;
+    prepareKey: string | undefined;
   }
   const waiting: Job[] = [];
   let draining = false;
@@ -42,8 +43,14 @@ export function createGroupCommit<R>(
         }
         const results = await transaction
           .run(async (repos) => {
-            // Every write's own locks first, before any of them takes the audit head.
-            for (const job of batch) await job.prepare?.(repos);
+            // Every write's own locks first, before any of them takes the audit head; a lock that an
+            // earlier write of the batch took already (the same key) is not asked for again.
+            const prepared = new Set<string>();
+            for (const job of batch) {
+              if (job.prepareKey !== undefined && prepared.has(job.prepareKey)) continue;
+              if (job.prepareKey !== undefined) prepared.add(job.prepareKey);
+              await job.prepare?.(repos);
+            }
             const out: unknown[] = [];
             for (const job of batch) out.push(await job.run(repos));
             return out;
@@ -62,15 +69,20 @@ export function createGroupCommit<R>(
    * take it before the head in a batch too, where an earlier write already holds the head: a
    * transaction holding that row and waiting for the head (the share's verify or revoke) would
    * deadlock with the batch. `prepare` takes such locks first, in the batch's transaction; alone,
-   * the statement orders them itself. `alone`: never batched (a write that inserts a row others
-   * may be inserting under the same unique key, waiting for them while the batch holds the head).
+   * the statement orders them itself; `prepareKey` names what it locks, taken once per batch. `alone`:
+   * never batched (a write that inserts a row others may be inserting under the same unique key,
+   * waiting for them while the batch holds the head).
    */
   return function commit<T>(
     run: (repos: R) => Promise<T>,
-    { alone = false, prepare }: { alone?: boolean; prepare?: (repos: R) => Promise<unknown> } = {},
+    {
+      alone = false,
+      prepare,
+      prepareKey,
+    }: { alone?: boolean; prepare?: (repos: R) => Promise<unknown>; prepareKey?: string } = {},
   ): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      waiting.push({ run, resolve: resolve as (value: unknown) => void, reject, alone, prepare });
+      waiting.push({ run, resolve: resolve as (value: unknown) => void, reject, alone, prepare, prepareKey });
       if (!draining) void drain();
     });
   };

@@ -399,6 +399,7 @@ export function createUploader(deps: Deps) {
               {
                 alone: share?.opens === 'study',
                 prepare: share?.lockFirst ? ({ images }) => images.lockShareGroup(share.lockFirst!) : undefined,
+                prepareKey: share?.lockFirst ?? undefined,
               },
             );
           // One upload of an instance at a time, from its duplicate check to its row; within that, the
