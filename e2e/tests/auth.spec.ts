@@ -143,3 +143,23 @@ test('five wrong codes lock the code and end the sign-in; the password starts a 
   await loginThroughUi(page, u.email, u.password);
   await expect(page).toHaveURL(/\/view-images/, { timeout: 10_000 });
 });
+
+/**
+ * The browser keeps who is signed in across a reload, never their personal data: the stored
+ * session has the token and the names, the profile's fields come from the server each time
+ * (web/src/lib/session.ts › storedSession).
+ */
+test('the stored session holds no personal field; My Profile shows them after a reload', async ({ page }) => {
+  const patient = { ...uniqueUser('patient'), dob: '1988-03-14', bloodgroup: 'AB-', address: '7 Jail Road, Lahore' };
+  await registerViaApi(patient);
+  await loginThroughUi(page, patient.email, patient.password);
+  await page.goto('/profile');
+  await expect(page.getByText('AB-')).toBeVisible();
+  const stored = async () => (await page.evaluate(() => localStorage.getItem('persist:root'))) ?? '';
+  await expect.poll(stored).toContain(patient.email);
+  for (const value of ['1988-03-14', 'AB-', '7 Jail Road']) expect(await stored(), value).not.toContain(value);
+  await page.reload();
+  await expect(page.getByText('AB-')).toBeVisible();
+  await expect(page.getByText('7 Jail Road, Lahore')).toBeVisible();
+  for (const value of ['1988-03-14', 'AB-', '7 Jail Road']) expect(await stored(), value).not.toContain(value);
+});

@@ -25,6 +25,50 @@ describe('the store at start-up (lib/store.ts)', () => {
     expect(store.getState().session).toEqual({ token: 'a.b.c', user });
   });
 
+  it('writes the session to storage without its personal fields, and reads it back as incomplete', async () => {
+    vi.resetModules();
+    const { store, rehydrated } = await import('./store');
+    const { setUser, selectUserComplete } = await import('./session');
+    await rehydrated();
+    const user = {
+      id: 'u1',
+      email: 'amina@example.test',
+      username: 'akhan',
+      role: 'patient',
+      firstname: 'Amina',
+      lastname: 'Khan',
+      active: true,
+      dob: '1990-01-01',
+      phone: '+92 300 0000000',
+      address: '1 Mall Road',
+      taxid: 'TAX-77',
+      insurancenumber: 'INS-123',
+      bloodgroup: 'O+',
+      primphysician: 'Dr. Rahim',
+      bio: 'Asthma since 2004',
+    };
+    store.dispatch(setUser({ user: user as never, token: 'a.b.c' }));
+    expect(selectUserComplete(store.getState())).toBe(true);
+    await vi.waitFor(() => expect(localStorage.getItem(`persist:${PERSIST_KEY}`)).toContain('a.b.c'));
+    const stored = localStorage.getItem(`persist:${PERSIST_KEY}`)!;
+    for (const value of ['1990-01-01', '+92 300', '1 Mall Road', 'TAX-77', 'INS-123', 'O+', 'Dr. Rahim', 'Asthma'])
+      expect(stored, value).not.toContain(value);
+    const session = JSON.parse(JSON.parse(stored).session as string);
+    expect(session).toEqual({
+      token: 'a.b.c',
+      user: {
+        id: 'u1',
+        email: 'amina@example.test',
+        username: 'akhan',
+        role: 'patient',
+        firstname: 'Amina',
+        lastname: 'Khan',
+        active: true,
+      },
+      complete: false,
+    });
+  });
+
   it('starts signed out when nothing usable is stored', async () => {
     localStorage.setItem(`persist:${PERSIST_KEY}`, '{not json');
     vi.resetModules();

@@ -7,13 +7,14 @@ import {
   PURGE,
   REGISTER,
   REHYDRATE,
+  createTransform,
   persistReducer,
   persistStore,
   type Storage,
 } from 'redux-persist';
 import { ApiError, apiRequest, bindSession } from './api-client.ts';
 import { type ApiClient, apiSlice } from './api-slice.ts';
-import { clearSession, sessionSlice } from './session.ts';
+import { type SessionState, clearSession, sessionSlice, storedSession } from './session.ts';
 import { PERSIST_KEY, readStoredSession } from './stored-session.ts';
 
 /**
@@ -43,12 +44,20 @@ const resetCacheWhenSessionEnds: Middleware<object, RootState> = (api) => (next)
   return result;
 };
 
-const persistedReducer = persistReducer(
+const persistedReducer = persistReducer<ReturnType<typeof rootReducer>>(
   {
     key: PERSIST_KEY,
     storage: localStorageAdapter,
-    // Only the session survives a reload; the server-state cache (`api`) never touches the disk.
+    // Only the session survives a reload, without its personal fields (`storedSession`); the
+    // server-state cache (`api`) never touches the disk.
     whitelist: [sessionSlice.reducerPath],
+    transforms: [
+      createTransform(
+        (session: SessionState) => storedSession(session),
+        (stored: SessionState) => stored,
+        { whitelist: [sessionSlice.reducerPath] },
+      ),
+    ],
     timeout: 5000,
   },
   rootReducer,

@@ -3,7 +3,7 @@ import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { toast } from '../../../lib/notify';
-import { clearSession, setUser } from '../../../lib/session';
+import { clearSession, setUser, updateProfile } from '../../../lib/session';
 import { store } from '../../../lib/store';
 import { api, failure, ok } from '../../../testing/handlers';
 import { server } from '../../../testing/server';
@@ -52,6 +52,16 @@ describe('My Profile', () => {
     const medical = within(screen.getByRole('region', { name: 'Medical Information' }));
     expect(medical.getByText('O+')).toBeInTheDocument();
     expect(within(screen.getByRole('region', { name: 'User Bio' })).getByText('N/A')).toBeInTheDocument();
+  });
+
+  it('waits for the whole profile when the session holds only its stored part (after a reload)', async () => {
+    // As rehydrated: the user without personal fields, not yet reloaded by the shell.
+    store.dispatch(updateProfile({ id: 'u1', email: 'amina@example.test', role: 'patient' } as never));
+    renderProfile();
+    expect(screen.queryByRole('button', { name: 'Edit Profile' })).not.toBeInTheDocument();
+    expect(screen.queryByRole('heading', { name: 'Personal Information' })).not.toBeInTheDocument();
+    store.dispatch(setUser({ user: makeUser({ bloodgroup: 'O+' }) }));
+    expect(await screen.findByRole('button', { name: 'Edit Profile' })).toBeInTheDocument();
   });
 
   it('shows the primary physician of a patient and the specialization of a provider only when present', () => {

@@ -7,7 +7,8 @@ import Tooltip from '@mui/material/Tooltip';
 import Typography from '@mui/material/Typography';
 import { useState } from 'react';
 import { site } from '../../../config/site';
-import { selectUser } from '../../../lib/session';
+import { DelayedLinearProgress } from '../../../components/ui/delayed-progress';
+import { selectUser, selectUserComplete } from '../../../lib/session';
 import { useAppSelector } from '../../../lib/store';
 import { DeleteAccountDialog } from './delete-account-dialog';
 import { EditProfileDialog } from './edit-profile-dialog';
@@ -16,9 +17,13 @@ import { ProfileDetails } from './profile-details';
 /** 'My Profile': the signed-in user from the session (the shell reloads it on mount). */
 export function MyProfilePage() {
   const user = useAppSelector(selectUser);
+  // After a reload the stored user has no personal fields until the shell's reload of the profile
+  // comes: shown or edited before, they would read as empty (and an edit would clear them).
+  const complete = useAppSelector(selectUserComplete);
   const [editing, setEditing] = useState(false);
   const [deleting, setDeleting] = useState(false);
   if (!user) return null;
+  if (!complete) return <DelayedLinearProgress aria-label="Loading profile" />;
 
   return (
     <Stack spacing={3}>
