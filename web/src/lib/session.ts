@@ -6,7 +6,7 @@ export type SessionState = {
   user: User | null;
   /**
    * Whether `user` holds every field, as the server sent it. The stored copy keeps no personal
-   * field (lib/store.ts › `storedSession`): after a reload it is false until the shell's profile
+   * field (`storedSession` below): after a reload it is false until the shell's profile
    * reload has come.
    */
   complete?: boolean;
