@@ -4,6 +4,23 @@ import { type Db, PREPARED } from '../../db/db.ts';
 import type { CodePurpose } from '../../db/schema.ts';
 
 export function createAuthRepository(db: Db) {
+  /** One of a code's try counters taken atomically while under `max`; its new value, null when spent. */
+  async function takeTry(
+    codeId: string,
+    counter: 'attempts' | 'foreign_attempts',
+    max: number,
+  ): Promise<number | null> {
+    const row = await db
+      .updateTable('one_time_codes')
+      .set((eb) => ({ [counter]: eb(counter, '+', 1) }))
+      .where('id', '=', codeId)
+      .where(counter, '<', max)
+      .where('consumed_at', 'is', null)
+      .returning(counter)
+      .executeTakeFirst();
+    return row ? (row as Record<typeof counter, number>)[counter] : null;
+  }
+
   return {
     createSession: (s: { id: string; userId: string; expiresAt: Date; ip: string | null; userAgent: string | null }) =>
       db
@@ -136,30 +153,10 @@ export function createAuthRepository(db: Db) {
         .executeTakeFirst(),
 
     /** Takes one try atomically, so parallel guesses cannot exceed the limit. Null when none is left. */
-    async takeAttempt(codeId: string, maxAttempts: number): Promise<number | null> {
-      const row = await db
-        .updateTable('one_time_codes')
-        .set((eb) => ({ attempts: eb('attempts', '+', 1) }))
-        .where('id', '=', codeId)
-        .where('attempts', '<', maxAttempts)
-        .where('consumed_at', 'is', null)
-        .returning('attempts')
-        .executeTakeFirst();
-      return row ? row.attempts : null;
-    },
+    takeAttempt: (codeId: string, maxAttempts: number) => takeTry(codeId, 'attempts', maxAttempts),
 
     /** Counts a try from an address the code was not issued to; null when their budget is spent. */
-    async takeForeignAttempt(codeId: string, maxAttempts: number): Promise<number | null> {
-      const row = await db
-        .updateTable('one_time_codes')
-        .set((eb) => ({ foreign_attempts: eb('foreign_attempts', '+', 1) }))
-        .where('id', '=', codeId)
-        .where('foreign_attempts', '<', maxAttempts)
-        .where('consumed_at', 'is', null)
-        .returning('foreign_attempts')
-        .executeTakeFirst();
-      return row ? row.foreign_attempts : null;
-    },
+    takeForeignAttempt: (codeId: string, maxAttempts: number) => takeTry(codeId, 'foreign_attempts', maxAttempts),
 
     /** Single use: only the first caller gets true. */
     async consumeCode(codeId: string): Promise<boolean> {

@@ -2,6 +2,7 @@ import { type Insertable, sql } from 'kysely';
 import type { Db } from '../../db/db.ts';
 import type { ImageRow, ImagesTable } from '../../db/schema.ts';
 import { listedContentSql } from '../images/access-policy.ts';
+import { lockLiveImages } from '../images/images.repository.ts';
 import { instanceCopyKeySql } from '../images/study-instance.ts';
 
 /**
@@ -186,29 +187,14 @@ export function createDicomRepository(db: Db) {
 
     insertImage: (row: Insertable<ImagesTable>) => db.insertInto('images').values(row).execute(),
 
-    /**
-     * Locks the live rows among `ids` (in id order, so that two lockers of overlapping sets cannot
-     * deadlock) to the end of the transaction; returns how many there were. `FOR NO KEY UPDATE`, as
-     * the deletion's (images.repository.ts › markDeleted), which it excludes: rows that point at an
-     * image (a share, a copy) take a key-share lock on it, which `FOR UPDATE` would block while the
-     * blocked statement holds the audit head the locker then needs.
-     */
-    lockLiveImages: async (ids: readonly string[]): Promise<number> =>
-      ids.length === 0
-        ? 0
-        : (
-            await sql`SELECT id FROM images WHERE id IN (${sql.join(ids.map((id) => sql`${id}::uuid`))})
-              AND deleted_at IS NULL ORDER BY id FOR NO KEY UPDATE`.execute(db)
-          ).rows.length,
+    /** The live source images among `ids`, locked (images.repository.ts › `lockLiveImages`); how many. */
+    lockLiveImages: (ids: readonly string[]): Promise<number> => lockLiveImages(db, ids),
 
     /**
-     * Locks a live image's row to the end of the transaction (in one, as `lockLiveImages`): racing
-     * makers of its de-identified copy wait here for each other, and a deletion of it waits for them.
-     * False when the image is gone.
+     * Locks a live image's row to the end of the transaction: racing makers of its de-identified
+     * copy wait here for each other, and a deletion of it waits for them. False when it is gone.
      */
-    lockLiveImage: async (id: string): Promise<boolean> =>
-      (await sql`SELECT id FROM images WHERE id = ${id}::uuid AND deleted_at IS NULL FOR NO KEY UPDATE`.execute(db))
-        .rows.length > 0,
+    lockLiveImage: async (id: string): Promise<boolean> => (await lockLiveImages(db, [id])) === 1,
 
     /** The sealed parsed metadata of an image, if it was stored. */
     metadataOf: async (imageId: string): Promise<Uint8Array | null> =>

@@ -80,6 +80,21 @@ export interface ListEntry {
 /** The image lists' `kind=files`: not a DICOM instance of a study (those are listed by study). */
 const notInStudy = (alias: string) => sql<SqlBool>`NOT ${inStudySql(alias)}`;
 
+/**
+ * Locks the live rows among `ids` (in id order, so that two lockers of overlapping sets cannot
+ * deadlock) to the end of the transaction; returns how many there were. An image's deletion
+ * (`markDeleted`) and the makers of its de-identified copies (dicom.repository.ts) take it, so each
+ * waits for the other. `FOR NO KEY UPDATE`: rows that point at an image (a share, a copy) take a
+ * key-share lock on it while holding the audit head, which the locker then needs; `FOR UPDATE`
+ * would deadlock with them.
+ */
+export async function lockLiveImages(db: Db, ids: readonly string[]): Promise<number> {
+  if (ids.length === 0) return 0;
+  const { rows } = await sql`SELECT id FROM images WHERE id IN (${sql.join(ids.map((id) => sql`${id}::uuid`))})
+    AND deleted_at IS NULL ORDER BY id FOR NO KEY UPDATE`.execute(db);
+  return rows.length;
+}
+
 export function createImagesRepository(db: Db) {
   const imagesWithPeople = () =>
     db
@@ -451,11 +466,7 @@ export function createImagesRepository(db: Db) {
       // The image's row first, in a statement of its own: a copy being made waits for this lock
       // (dicom.repository.ts › lockLiveImage) or committed before it, and so is in the next
       // statement's snapshot. None: deleted by a request that committed first, copies and all.
-      // `NO KEY`: a share being made to the image takes a key-share lock on it while holding the
-      // audit head, which this transaction needs next; `FOR UPDATE` would deadlock with it.
-      const live =
-        await sql`SELECT id FROM images WHERE id = ${id}::uuid AND deleted_at IS NULL FOR NO KEY UPDATE`.execute(db);
-      if (live.rows.length === 0) return [];
+      if ((await lockLiveImages(db, [id])) === 0) return [];
       const rows = await db
         .updateTable('images')
         .set({ deleted_at: at })
