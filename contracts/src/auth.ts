@@ -77,6 +77,17 @@ export const SessionDataSchema = z.object({
 });
 export type SessionData = z.infer<typeof SessionDataSchema>;
 
+/**
+ * GET /api/auth/session: how long the caller's session lasts, so that the client can sign out on
+ * the screen when the server would (`docs/security.md` › Identity and sessions). Asking is activity: it keeps an
+ * idle session alive, which the client does only while its user is at the keyboard.
+ */
+export const SessionStatusSchema = z.object({
+  idleMinutes: z.number().int().describe('Minutes without activity after which the session ends'),
+  expiresAt: z.string().describe('Absolute end of the session'),
+});
+export type SessionStatus = z.infer<typeof SessionStatusSchema>;
+
 export const PendingDataSchema = z.object({ pending: z.literal(true) });
 
 export const ConfirmResponseDataSchema = z.union([SessionDataSchema, PendingDataSchema]);

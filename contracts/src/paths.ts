@@ -5,6 +5,7 @@ export const ApiPaths = {
   resendCode: '/auth/resend-code',
   login: '/auth/login',
   logout: '/auth/logout',
+  session: '/auth/session',
   forgotPassword: '/auth/forgot-password',
   resetPassword: '/auth/reset-password',
   profile: '/users/profile',

@@ -196,6 +196,12 @@ export const MATRIX: MatrixRow[] = [
     request: async (f, who) => ({ method: 'POST', url: '/api/auth/logout', token: await f.freshToken(who) }),
     expect: everyone(200),
   },
+  {
+    route: 'GET /api/auth/session',
+    variant: "the caller's own session",
+    request: () => get('/api/auth/session'),
+    expect: everyone(200),
+  },
 
   // One's own account: no id in the path, so nobody can aim these at someone else.
   { route: 'GET /api/users/profile', variant: 'own', request: () => get('/api/users/profile'), expect: everyone(200) },

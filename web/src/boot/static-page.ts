@@ -1,4 +1,4 @@
-import { SESSION_ENDED_KEY } from '../config/constants';
+import { readSessionEnded } from '../lib/session-ended';
 import { APP_ENTRY_META, APP_STYLE_META, INTERACTED, STATIC_COPY_ID, SUBMIT_REQUESTED } from '../lib/static-page';
 import { readStoredSession } from '../lib/stored-session';
 
@@ -97,9 +97,5 @@ export function bootStaticPage(): () => void {
 }
 
 function sessionEnded(): boolean {
-  try {
-    return window.sessionStorage.getItem(SESSION_ENDED_KEY) === '1';
-  } catch {
-    return false;
-  }
+  return readSessionEnded() !== null;
 }

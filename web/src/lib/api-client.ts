@@ -1,7 +1,7 @@
 import type { FieldError, Pagination } from '@medshare/contracts';
-import { SESSION_ENDED_KEY } from '../config/constants';
 import { isFieldErrorCode } from './field-error-codes.ts';
 import { currentPath, hardNavigate } from './navigation.ts';
+import { type SessionEndReason, markSessionEnded } from './session-ended.ts';
 
 export const API_BASE = '/api';
 
@@ -90,14 +90,14 @@ export function toFieldErrors(raw: unknown): FieldError[] {
   });
 }
 
-async function endSession(): Promise<void> {
+/**
+ * The session is gone (the server said so, the idle limit passed, another tab logged out): forget it,
+ * leave the login page a word on why, and go there as a full page load.
+ */
+export async function endSession(reason: SessionEndReason = 'ended'): Promise<void> {
   // The cleared state is written before leaving, or the reload would rehydrate the old token.
   await session.end();
-  try {
-    window.sessionStorage.setItem(SESSION_ENDED_KEY, '1');
-  } catch {
-    // Without storage the login page just does not explain why it is shown.
-  }
+  markSessionEnded(reason);
   if (currentPath() !== '/login') hardNavigate('/login');
 }
 

@@ -10,3 +10,8 @@ export function hardNavigate(path: string): void {
 export function currentPath(): string {
   return window.location.pathname;
 }
+
+/** A full reload of this page (the session changed under it, lib/session-sync.ts). */
+export function reloadPage(): void {
+  window.location.reload();
+}

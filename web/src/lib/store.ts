@@ -12,9 +12,11 @@ import {
   persistStore,
   type Storage,
 } from 'redux-persist';
-import { ApiError, apiRequest, bindSession } from './api-client.ts';
+import { ApiError, apiRequest, bindSession, endSession } from './api-client.ts';
 import { type ApiClient, apiSlice } from './api-slice.ts';
 import { type SessionState, clearSession, sessionSlice, storedSession } from './session.ts';
+import { reloadPage } from './navigation.ts';
+import { followOtherTabs } from './session-sync.ts';
 import { PERSIST_KEY, readStoredSession } from './stored-session.ts';
 
 /**
@@ -125,6 +127,13 @@ bindSession({
     store.dispatch(clearSession());
     await persistor.flush();
   },
+});
+
+// Another tab logged out: so does this one. Another tab signed in as someone else: a full page load
+// here drops what this tab shows of the old session and starts it on the new one.
+followOtherTabs(() => store.getState().session.token, {
+  ended: () => void endSession(),
+  replaced: () => reloadPage(),
 });
 
 export const useAppDispatch = useDispatch.withTypes<AppDispatch>();

@@ -9,6 +9,9 @@ export const PERSIST_KEY = 'root';
 /** The session slice's name in the store and in the stored object (session.ts `sessionSlice`). */
 export const SESSION_SLICE = 'session';
 
+/** The localStorage key redux-persist writes the session under. */
+export const STORAGE_KEY = `persist:${PERSIST_KEY}`;
+
 /**
  * The session as redux-persist stored it, read synchronously: the app starts downloads with it before
  * the store has rehydrated, and the static pages decide with it whether to start the app at once.
@@ -16,7 +19,15 @@ export const SESSION_SLICE = 'session';
  */
 export function readStoredSession(): SessionState | null {
   try {
-    const raw = window.localStorage.getItem(`persist:${PERSIST_KEY}`);
+    return parseStoredSession(window.localStorage.getItem(STORAGE_KEY));
+  } catch {
+    return null;
+  }
+}
+
+/** The session in a value of STORAGE_KEY (from storage, or a `storage` event's newValue); null when none. */
+export function parseStoredSession(raw: string | null): SessionState | null {
+  try {
     const slice = raw ? (JSON.parse(raw) as Record<string, unknown>)[SESSION_SLICE] : undefined;
     const session = typeof slice === 'string' ? (JSON.parse(slice) as Partial<SessionState>) : null;
     return typeof session?.token === 'string' ? { token: session.token, user: session.user ?? null } : null;

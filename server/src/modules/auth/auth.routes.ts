@@ -10,6 +10,7 @@ import {
   RegisterResponseDataSchema,
   ResendCodeBodySchema,
   ResetPasswordBodySchema,
+  SessionStatusSchema,
   envelope,
 } from '@medshare/contracts';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
@@ -129,6 +130,19 @@ export function authRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         await auth.resetPassword(request.body, reqCtx(request));
         return { success: true as const, message: AuthMessages.passwordReset, data: null };
       },
+    );
+
+    app.get(
+      '/session',
+      {
+        preHandler: ctx.hooks.authenticate,
+        schema: docs.signedIn([401], {
+          summary:
+            "This session's idle limit and absolute end, for the client's automatic sign-out; asking counts as activity",
+          response: { 200: envelope(SessionStatusSchema) },
+        }),
+      },
+      async (request) => ok(await auth.sessionStatus(actorOf(request))),
     );
 
     app.post(

@@ -8,6 +8,7 @@ import {
   type RegisterBody,
   type ResetPasswordBody,
   type RoleName,
+  type SessionStatus,
   type User,
 } from '@medshare/contracts';
 import { randomUUID } from 'node:crypto';
@@ -666,6 +667,16 @@ export function createAuthService(deps: Deps) {
       await audit.record(
         aboutAccount(target.id, ctx, { action: 'auth.password.reset', reason: 'all sessions revoked' }),
       );
+    },
+
+    /** How long the caller's session lasts (GET /api/auth/session); `authenticate` has just checked it is alive. */
+    async sessionStatus(actor: Actor): Promise<SessionStatus> {
+      const [{ sessionIdleMinutes }, session] = await Promise.all([
+        settings.effective(),
+        repo.getSessionForAuth(actor.sessionId),
+      ]);
+      if (!session) throw unauthenticated(AuthFailure.failed + ': session ended', 'session_revoked');
+      return { idleMinutes: sessionIdleMinutes, expiresAt: session.expires_at.toISOString() };
     },
 
     async logout(actor: Actor): Promise<void> {

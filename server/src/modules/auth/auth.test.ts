@@ -235,6 +235,55 @@ describe('sessions', () => {
     expect(res.json().message).toMatch(/Token expired/);
   });
 
+  it("tells the client its session's idle limit and end, and the question keeps the session alive", async () => {
+    const admin = await loginAdmin(t);
+    const settings = (await t.request({ method: 'GET', url: '/api/appsetting/', token: admin.token })).json()
+      .data as Array<{
+      id: string;
+      name: string;
+      value: string;
+    }>;
+    const idle = settings.find((s) => s.name === 'session_idle_minutes')!;
+    const set = (value: string) =>
+      t.request({
+        method: 'PUT',
+        url: `/api/appsetting/edit/${idle.id}`,
+        token: admin.token,
+        payload: { name: 'session_idle_minutes', value },
+      });
+    expect((await set('12')).statusCode).toBe(200);
+    try {
+      const u = await newUser(t, 'patient');
+      const status = (token?: string) => t.request({ method: 'GET', url: '/api/auth/session', token });
+      const res = await status(u.token);
+      expect(res.statusCode).toBe(200);
+      const { idleMinutes, expiresAt } = res.json().data;
+      expect(idleMinutes).toBe(12);
+      const { rows } = await sql<{
+        expires_at: Date;
+      }>`select expires_at from sessions where user_id = ${u.user.id}`.execute(t.app.ctx.database.db);
+      expect(new Date(expiresAt).getTime()).toBe(rows[0]!.expires_at.getTime());
+
+      // Eleven minutes without a request: asking is activity, so the session lives on from now.
+      await sql`update sessions set last_seen_at = now() - interval '11 minutes' where user_id = ${u.user.id}`.execute(
+        t.app.ctx.database.db,
+      );
+      t.app.ctx.sessionCache.forget(null);
+      expect((await status(u.token)).statusCode).toBe(200);
+      const seen = await sql<{ idle_s: number }>`
+        select extract(epoch from now() - last_seen_at)::int as idle_s from sessions where user_id = ${u.user.id}`.execute(
+        t.app.ctx.database.db,
+      );
+      expect(seen.rows[0]!.idle_s).toBeLessThan(60);
+
+      expect((await status()).statusCode).toBe(401);
+      expect((await post('/api/auth/logout', undefined, u.token)).statusCode).toBe(200);
+      expect((await status(u.token)).statusCode).toBe(401);
+    } finally {
+      expect((await set(idle.value)).statusCode).toBe(200);
+    }
+  });
+
   it('ends a session past its absolute lifetime', async () => {
     const u = await newUser(t, 'patient');
     await sql`update sessions set expires_at = now() - interval '1 second' where user_id = ${u.user.id}`.execute(

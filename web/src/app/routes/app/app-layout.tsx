@@ -2,6 +2,7 @@ import { memo, Suspense } from 'react';
 import { Outlet } from 'react-router';
 import { AppShell } from '../../../components/layout/app-shell';
 import { RouteFallback } from '../../../components/ui/route-fallback';
+import { SessionWatch } from '../../../features/auth/components/session-watch';
 import { useLogout } from '../../../features/auth/hooks/use-logout';
 import { useProfileRefresh } from '../../../features/auth/hooks/use-profile-refresh';
 import { selectToken, selectUser } from '../../../lib/session';
@@ -31,6 +32,7 @@ export default function AppLayoutRoute() {
   return (
     <>
       <ProfileRefresh />
+      <SessionWatch onLogout={() => void logout()} />
       <AppShell user={user} onLogout={() => void logout()} loggingOut={isPending}>
         {page}
       </AppShell>

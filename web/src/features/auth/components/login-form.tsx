@@ -11,23 +11,20 @@ import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { Link as RouterLink, useLocation } from 'react-router';
 import { PasswordField } from '../../../components/form/password-field';
 import { AuthLayout } from '../../../components/layout/auth-layout';
-import { REDIRECT_AFTER_LOGIN_MS, SESSION_ENDED_KEY } from '../../../config/constants';
+import { REDIRECT_AFTER_LOGIN_MS } from '../../../config/constants';
 import { paths } from '../../../config/paths';
 import { messageOf, toast, toastCodeStep, UNDER_REVIEW_TOAST_ID } from '../../../lib/notify';
 import { usePrerenderedForm } from '../../../lib/prerendered';
+import { clearSessionEnded, readSessionEnded } from '../../../lib/session-ended';
 import { useLoginMutation } from '../api/login';
 import { useDelayedNavigate } from '../hooks/use-delayed-navigate';
 import { rememberEmail } from '../utils/remembered-email';
 
-/** The flag the API client leaves when the server ended the session; shown once. */
-function sessionEndedFlag(action: 'read' | 'clear'): boolean {
-  try {
-    if (action === 'clear') window.sessionStorage.removeItem(SESSION_ENDED_KEY);
-    return window.sessionStorage.getItem(SESSION_ENDED_KEY) === '1';
-  } catch {
-    return false;
-  }
-}
+/** Why the session ended, as the app left it (lib/session-ended.ts); shown once. */
+const SESSION_ENDED_TEXT = {
+  ended: 'Your session has ended. Please log in again.',
+  idle: 'You were logged out because there was no activity for a while. Please log in again.',
+} as const;
 
 export function LoginForm() {
   const [email, setEmail] = useState('');
@@ -37,7 +34,7 @@ export function LoginForm() {
   const [underReview, setUnderReview] = useState(
     () => (location.state as { underReview?: boolean } | null)?.underReview === true,
   );
-  const [sessionEnded] = useState(() => sessionEndedFlag('read'));
+  const [sessionEnded] = useState(readSessionEnded);
   const [redirecting, setRedirecting] = useState(false);
   const [login, { isLoading: isPending }] = useLoginMutation();
   const navigateLater = useDelayedNavigate();
@@ -45,9 +42,7 @@ export function LoginForm() {
   // Served first as static HTML (docs/decisions.md › Static first pages): what was typed there comes along.
   usePrerenderedForm(form, { email: setEmail, password: setPassword });
 
-  useEffect(() => {
-    sessionEndedFlag('clear');
-  }, []);
+  useEffect(clearSessionEnded, []);
 
   async function handleSubmit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -77,7 +72,7 @@ export function LoginForm() {
     >
       {sessionEnded && !underReview && (
         <Alert severity="info" sx={{ mb: 3 }}>
-          Your session has ended. Please log in again.
+          {SESSION_ENDED_TEXT[sessionEnded]}
         </Alert>
       )}
       {underReview && (

@@ -1,6 +1,6 @@
-import { SESSION_ENDED_KEY } from '../../../config/constants';
 import { hardNavigate } from '../../../lib/navigation';
 import { clearSession } from '../../../lib/session';
+import { markSessionEnded } from '../../../lib/session-ended';
 import { persistor, store } from '../../../lib/store';
 
 /**
@@ -10,10 +10,6 @@ import { persistor, store } from '../../../lib/store';
 export async function endSessionFromStream(): Promise<void> {
   store.dispatch(clearSession());
   await persistor.flush();
-  try {
-    window.sessionStorage.setItem(SESSION_ENDED_KEY, '1');
-  } catch {
-    // Without storage the login page just does not explain why it is shown.
-  }
+  markSessionEnded();
   hardNavigate('/login');
 }

@@ -1,0 +1,78 @@
+import { expect, test, type Page } from '@playwright/test';
+import { registerViaApi, uniqueUser } from '../support/api.ts';
+import { screenshot, signInWithSession, logoutThroughUi } from '../support/ui.ts';
+
+/** The token the page's session holds (redux-persist's `persist:root`). */
+const tokenOf = (page: Page) =>
+  page.evaluate(
+    () => (JSON.parse(JSON.parse(localStorage.getItem('persist:root')!).session) as { token: string }).token,
+  );
+
+/** Signed in on the patient's start page with the page's clock under the test's control. */
+async function signedInWithClock(page: Page) {
+  const u = uniqueUser('patient');
+  await registerViaApi(u);
+  await page.clock.install();
+  const asked = page.waitForRequest((request) => new URL(request.url()).pathname === '/api/auth/session');
+  await signInWithSession(page, u.email, u.password);
+  await expect(page).toHaveURL(/\/view-images/);
+  // The watch has the session's idle limit (the default 30 minutes) once it has asked.
+  await asked;
+  return u;
+}
+
+test('a screen left alone warns a minute ahead, then logs out on the server too, and the login page says why', async ({
+  page,
+}) => {
+  await signedInWithClock(page);
+  const token = await tokenOf(page);
+  await page.clock.fastForward('28:30');
+  const warning = page.getByRole('dialog', { name: 'Are you still there?' });
+  await expect(warning).toHaveCount(0);
+  await page.clock.fastForward('00:31');
+  await expect(warning).toBeVisible();
+  await expect(warning).toContainText(/logged out in 0:[0-5]\d/);
+  await screenshot(page, 'idle-warning');
+
+  await page.clock.fastForward('01:01');
+  await expect(page).toHaveURL(/\/login/);
+  await expect(page.getByText('You were logged out because there was no activity for a while.')).toBeVisible();
+  // Ended on the server, not only on the screen: the old token opens nothing.
+  const after = await page.request.get('/api/users/profile', { headers: { authorization: `Bearer ${token}` } });
+  expect(after.status()).toBe(401);
+  expect(await page.evaluate(() => localStorage.getItem('persist:root'))).not.toContain(token);
+});
+
+test('Stay logged in keeps the session, and a user at the keyboard is never warned', async ({ page }) => {
+  await signedInWithClock(page);
+  await page.clock.fastForward('29:10');
+  const warning = page.getByRole('dialog', { name: 'Are you still there?' });
+  await expect(warning).toBeVisible();
+  const keptAlive = page.waitForRequest((request) => new URL(request.url()).pathname === '/api/auth/session');
+  await warning.getByRole('button', { name: 'Stay logged in' }).click();
+  await keptAlive;
+  await expect(warning).toHaveCount(0);
+
+  // Twenty-nine minutes more, with a key pressed every few minutes: no warning, still signed in.
+  for (let i = 0; i < 10; i++) {
+    await page.clock.fastForward('02:55');
+    await page.keyboard.press('Shift');
+  }
+  await expect(warning).toHaveCount(0);
+  await page.reload();
+  await expect(page).toHaveURL(/\/view-images/);
+});
+
+test('logging out in one tab logs out the other tabs of the browser', async ({ context }) => {
+  const first = await context.newPage();
+  const u = uniqueUser('patient');
+  await registerViaApi(u);
+  await signInWithSession(first, u.email, u.password);
+  const second = await context.newPage();
+  await second.goto('/view-images');
+  await expect(second.getByRole('button', { name: 'Logout' })).toBeVisible();
+
+  await logoutThroughUi(first);
+  await expect(second).toHaveURL(/\/login/);
+  await expect(second.getByText('Your session has ended. Please log in again.')).toBeVisible();
+});

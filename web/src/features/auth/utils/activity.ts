@@ -1,0 +1,38 @@
+/**
+ * When the user last did something (a key, a click, a touch, a scroll, a pointer move) in any tab of
+ * this browser: the tabs share one session, so work in one keeps the others signed in. Each tab keeps
+ * its own last time and writes it to localStorage at most every ACTIVITY_WRITE_MS; the latest of the
+ * two counts. Without storage (blocked), each tab counts its own.
+ */
+export const ACTIVITY_KEY = 'medshare:lastActivity';
+export const ACTIVITY_WRITE_MS = 5_000;
+
+let mine = 0;
+let written = 0;
+
+export function recordActivity(now = Date.now()): void {
+  mine = Math.max(mine, now);
+  if (now - written < ACTIVITY_WRITE_MS) return;
+  written = now;
+  try {
+    window.localStorage.setItem(ACTIVITY_KEY, String(now));
+  } catch {
+    // This tab's own time still counts.
+  }
+}
+
+export function lastActivity(): number {
+  let shared = 0;
+  try {
+    shared = Number(window.localStorage.getItem(ACTIVITY_KEY)) || 0;
+  } catch {
+    // Only this tab's own.
+  }
+  return Math.max(mine, shared);
+}
+
+/** For tests: forget this tab's times. */
+export function resetActivity(): void {
+  mine = 0;
+  written = 0;
+}

@@ -1,0 +1,28 @@
+import { STORAGE_KEY, parseStoredSession } from './stored-session.ts';
+
+/**
+ * The tabs of one browser share one session (localStorage). When another tab logs out, or signs in
+ * as someone else, this one follows at once: `ended` when the stored session is gone, `replaced`
+ * when it is another one. A tab that went on with its own copy would go on showing the old user's
+ * data, and its next change to the session would write the old token back over the new one.
+ * A tab's own writes raise no `storage` event in it, so it never follows itself.
+ */
+export function followOtherTabs(
+  currentToken: () => string | null,
+  on: { ended: () => void; replaced: () => void },
+): () => void {
+  // Pages rendered to HTML at build time (web/build/prerender.ts) have no window.
+  if (typeof window === 'undefined') return () => {};
+  const onStorage = (event: StorageEvent) => {
+    // A null key: the other tab cleared the whole storage.
+    if (event.key !== STORAGE_KEY && event.key !== null) return;
+    if (event.storageArea && event.storageArea !== window.localStorage) return;
+    const stored = event.key === null ? null : (parseStoredSession(event.newValue)?.token ?? null);
+    const mine = currentToken();
+    if (stored === mine) return;
+    if (stored === null) on.ended();
+    else on.replaced();
+  };
+  window.addEventListener('storage', onStorage);
+  return () => window.removeEventListener('storage', onStorage);
+}
