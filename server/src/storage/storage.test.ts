@@ -233,6 +233,79 @@ describe('fs blob storage', () => {
 });
 
 /**
+ * A blob smaller than one write batch is written on the main thread while such writes stay fast, else
+ * through libuv's pool (docs/decisions.md › Small blobs written on the main thread): both store the same.
+ */
+const smallWritePaths = [
+  { path: 'on the main thread', onMainThread: true, make: (root: string) => createFsStorage(root) },
+  {
+    path: 'through the pool',
+    onMainThread: false,
+    // Every main-thread write or rename takes a second on this clock: after a few blobs they pause for good.
+    make: async (root: string) => {
+      let clock = 0;
+      const storage = createFsStorage(root, { pauseMs: Infinity, now: () => (clock += 1000) });
+      for (let i = 0; i < 5; i++) await storage.put(`primes-gate-${i}`, Readable.from([Buffer.from('x')]));
+      return storage;
+    },
+  },
+];
+
+describe.each(smallWritePaths)('fs small blobs written $path', ({ onMainThread, make }) => {
+  it('stores the bytes whole and fsyncs them, leaving nothing in .tmp', async () => {
+    const root = join(tempDir(), 'blobs');
+    const storage = await make(root);
+    const body = randomBytes(150_000);
+    const writes = vi.spyOn(fs, 'writevSync');
+    const fsyncs = vi.spyOn(fs, 'fsync');
+    try {
+      expect(
+        await storage.put(
+          'small-blob-1',
+          Readable.from([Buffer.from(body.subarray(0, 70_000)), Buffer.from(body.subarray(70_000))]),
+        ),
+      ).toEqual({
+        bytes: body.length,
+      });
+      expect(writes).toHaveBeenCalledTimes(onMainThread ? 1 : 0);
+      expect(fsyncs).toHaveBeenCalledTimes(onMainThread ? 1 : 0);
+    } finally {
+      writes.mockRestore();
+      fsyncs.mockRestore();
+    }
+    expect((await storage.getWhole!('small-blob-1', body.length)).equals(body)).toBe(true);
+    expect(readdirSync(join(root, '.tmp'))).toEqual([]);
+    // An empty blob is a blob too.
+    expect(await storage.put('small-blob-empty', Readable.from([]))).toEqual({ bytes: 0 });
+    expect((await storage.getWhole!('small-blob-empty', 0)).length).toBe(0);
+    storage.close();
+  });
+
+  it('a failed write leaves no file in .tmp or in place, and no descriptor open', async () => {
+    const root = join(tempDir(), 'blobs');
+    const storage = await make(root);
+    const openFds = () => readdirSync('/proc/self/fd').length;
+    const before = openFds();
+    const failing = onMainThread
+      ? vi.spyOn(fs, 'writevSync').mockImplementation(() => {
+          throw Object.assign(new Error('ENOSPC: no space left on device'), { code: 'ENOSPC' });
+        })
+      : null;
+    try {
+      if (failing)
+        await expect(storage.put('small-blob-2', Readable.from([randomBytes(1000)]))).rejects.toThrow(/ENOSPC/);
+      else await expect(storage.put('small-blob-2', Readable.from(failingAfter(1000)))).rejects.toThrow();
+    } finally {
+      failing?.mockRestore();
+    }
+    expect(readdirSync(join(root, '.tmp'))).toEqual([]);
+    await expect(storage.getWhole!('small-blob-2', 10)).rejects.toBeInstanceOf(BlobNotFoundError);
+    expect(openFds()).toBe(before);
+    storage.close();
+  });
+});
+
+/**
  * Whole reads run on the main thread while they are fast, else through libuv's pool (docs/decisions.md ›
  * Whole reads on the main thread while they are fast): both paths read the same way.
  */
