@@ -79,12 +79,18 @@ export type SessionData = z.infer<typeof SessionDataSchema>;
 
 /**
  * GET /api/auth/session: how long the caller's session lasts, so that the client can sign out on
- * the screen when the server would (`docs/security.md` › Identity and sessions). Asking is activity: it keeps an
- * idle session alive, which the client does only while its user is at the keyboard.
+ * the screen when the server would (`docs/security.md` › Identity and sessions). Asking is use, noted at
+ * once: it keeps an idle session alive, which the client does only while its user is at the keyboard.
  */
 export const SessionStatusSchema = z.object({
   idleMinutes: z.number().int().describe('Minutes without activity after which the session ends'),
   expiresAt: z.string().describe('Absolute end of the session'),
+  expiresInMs: z
+    .number()
+    .int()
+    .describe(
+      'Milliseconds from the answer to the absolute end: a client whose clock is off counts from its own receipt',
+    ),
 });
 export type SessionStatus = z.infer<typeof SessionStatusSchema>;
 

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { makeUser } from '../testing/test-utils';
 import * as navigation from './navigation';
 import { clearSession, setUser, storedSession } from './session';
-import { store } from './store';
+import { persistor, store } from './store';
 import { STORAGE_KEY } from './stored-session';
 
 /** What another tab's redux-persist writes for `token` (null: its session ended). */
@@ -14,46 +14,67 @@ function storedBy(token: string | null): string {
   });
 }
 
-/** The `storage` event a write in another tab raises in this one. */
-function otherTabWrites(key: string | null, newValue: string | null) {
-  window.dispatchEvent(new StorageEvent('storage', { key, newValue, storageArea: window.localStorage }));
+/**
+ * Another tab writes `value` under `key` (null: it cleared the storage), and this tab hears of it. The
+ * event can carry an older value than storage holds by the time it is handled (`carried`).
+ */
+function otherTabWrites(key: string | null, value: string | null, carried: string | null = value) {
+  if (key === null) window.localStorage.clear();
+  else if (value === null) window.localStorage.removeItem(key);
+  else window.localStorage.setItem(key, value);
+  window.dispatchEvent(new StorageEvent('storage', { key, newValue: carried, storageArea: window.localStorage }));
 }
 
 describe('a session shared by the tabs of a browser', () => {
   let hardNavigate: ReturnType<typeof vi.spyOn>;
   let reloadPage: ReturnType<typeof vi.spyOn>;
 
-  beforeEach(() => {
+  beforeEach(async () => {
     store.dispatch(setUser({ user: makeUser(), token: 'tab-token' }));
+    await persistor.flush();
     hardNavigate = vi.spyOn(navigation, 'hardNavigate').mockImplementation(() => {});
     reloadPage = vi.spyOn(navigation, 'reloadPage').mockImplementation(() => {});
     vi.spyOn(navigation, 'currentPath').mockReturnValue('/view-images');
   });
 
   afterEach(() => {
+    // In the app the tab is leaving; here the next test needs a store that writes again.
+    persistor.persist();
     store.dispatch(clearSession());
-    window.sessionStorage.clear();
   });
 
-  it('ends here when another tab logs out, and the login page says the session ended', async () => {
+  it('ends here when another tab logs out, writes nothing, and the login page says the session ended', async () => {
     otherTabWrites(STORAGE_KEY, storedBy(null));
-    await vi.waitFor(() => expect(hardNavigate).toHaveBeenCalledWith('/login'));
+    expect(hardNavigate).toHaveBeenCalledWith('/login');
     expect(store.getState().session.token).toBeNull();
     expect(window.sessionStorage.getItem('medshare:sessionEnded')).toBe('1');
     expect(reloadPage).not.toHaveBeenCalled();
+    await persistor.flush();
+    expect(window.localStorage.getItem(STORAGE_KEY)).toBe(storedBy(null));
   });
 
-  it('ends here when another tab clears the whole storage', async () => {
+  it('ends here when another tab clears the whole storage', () => {
     otherTabWrites(null, null);
-    await vi.waitFor(() => expect(hardNavigate).toHaveBeenCalledWith('/login'));
+    expect(hardNavigate).toHaveBeenCalledWith('/login');
   });
 
-  it('reloads on the new session when another tab signs in as someone else', () => {
+  it('reloads on the new session when another tab signs in as someone else, writing nothing of its own', async () => {
     otherTabWrites(STORAGE_KEY, storedBy('someone-else'));
     expect(reloadPage).toHaveBeenCalledTimes(1);
     expect(hardNavigate).not.toHaveBeenCalled();
-    // This tab writes nothing: the other tab's session stays the stored one.
-    expect(store.getState().session.token).toBe('tab-token');
+    // Even a change to this tab's session now (a late profile answer) stays out of storage.
+    store.dispatch(setUser({ user: makeUser({ firstname: 'Late' }) }));
+    await persistor.flush();
+    expect(window.localStorage.getItem(STORAGE_KEY)).toBe(storedBy('someone-else'));
+  });
+
+  it('a late event (a frozen tab) acts on what storage holds now, not on what the event carried', async () => {
+    // Logged out, then signed in again as someone else, before this tab handled the first event.
+    otherTabWrites(STORAGE_KEY, storedBy('someone-else'), storedBy(null));
+    expect(hardNavigate).not.toHaveBeenCalled();
+    expect(reloadPage).toHaveBeenCalledTimes(1);
+    await persistor.flush();
+    expect(window.localStorage.getItem(STORAGE_KEY)).toBe(storedBy('someone-else'));
   });
 
   it('stays put when another tab writes the same session (a profile reload) or other keys', () => {

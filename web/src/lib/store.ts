@@ -12,10 +12,11 @@ import {
   persistStore,
   type Storage,
 } from 'redux-persist';
-import { ApiError, apiRequest, bindSession, endSession } from './api-client.ts';
+import { ApiError, apiRequest, bindSession } from './api-client.ts';
 import { type ApiClient, apiSlice } from './api-slice.ts';
 import { type SessionState, clearSession, sessionSlice, storedSession } from './session.ts';
-import { reloadPage } from './navigation.ts';
+import { currentPath, hardNavigate, reloadPage } from './navigation.ts';
+import { markSessionEnded } from './session-ended.ts';
 import { followOtherTabs } from './session-sync.ts';
 import { PERSIST_KEY, readStoredSession } from './stored-session.ts';
 
@@ -130,10 +131,19 @@ bindSession({
 });
 
 // Another tab logged out: so does this one. Another tab signed in as someone else: a full page load
-// here drops what this tab shows of the old session and starts it on the new one.
+// here drops what this tab shows of the old session and starts it on the new one. Either way this tab
+// writes nothing more to storage: the stored session is the other tab's (lib/session-sync.ts).
 followOtherTabs(() => store.getState().session.token, {
-  ended: () => void endSession(),
-  replaced: () => reloadPage(),
+  ended: () => {
+    persistor.pause();
+    store.dispatch(clearSession());
+    markSessionEnded();
+    if (currentPath() !== '/login') hardNavigate('/login');
+  },
+  replaced: () => {
+    persistor.pause();
+    reloadPage();
+  },
 });
 
 export const useAppDispatch = useDispatch.withTypes<AppDispatch>();

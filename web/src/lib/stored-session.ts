@@ -19,15 +19,7 @@ export const STORAGE_KEY = `persist:${PERSIST_KEY}`;
  */
 export function readStoredSession(): SessionState | null {
   try {
-    return parseStoredSession(window.localStorage.getItem(STORAGE_KEY));
-  } catch {
-    return null;
-  }
-}
-
-/** The session in a value of STORAGE_KEY (from storage, or a `storage` event's newValue); null when none. */
-export function parseStoredSession(raw: string | null): SessionState | null {
-  try {
+    const raw = window.localStorage.getItem(STORAGE_KEY);
     const slice = raw ? (JSON.parse(raw) as Record<string, unknown>)[SESSION_SLICE] : undefined;
     const session = typeof slice === 'string' ? (JSON.parse(slice) as Partial<SessionState>) : null;
     return typeof session?.token === 'string' ? { token: session.token, user: session.user ?? null } : null;

@@ -669,14 +669,26 @@ export function createAuthService(deps: Deps) {
       );
     },
 
-    /** How long the caller's session lasts (GET /api/auth/session); `authenticate` has just checked it is alive. */
+    /**
+     * How long the caller's session lasts (GET /api/auth/session); `authenticate` has just checked it
+     * is alive. The web client asks while its user is active: the use is noted now, not up to
+     * TOUCH_INTERVAL_MS late as for other requests, so that the client's idle clock and this one agree
+     * to within its keep-alive interval (`docs/security.md` › Identity and sessions).
+     */
     async sessionStatus(actor: Actor): Promise<SessionStatus> {
       const [{ sessionIdleMinutes }, session] = await Promise.all([
         settings.effective(),
         repo.getSessionForAuth(actor.sessionId),
       ]);
       if (!session) throw unauthenticated(AuthFailure.failed + ': session ended', 'session_revoked');
-      return { idleMinutes: sessionIdleMinutes, expiresAt: session.expires_at.toISOString() };
+      const now = new Date();
+      await repo.touchSession(session.id, now);
+      sessionCache?.touched(session.id, now);
+      return {
+        idleMinutes: sessionIdleMinutes,
+        expiresAt: session.expires_at.toISOString(),
+        expiresInMs: Math.max(0, session.expires_at.getTime() - now.getTime()),
+      };
     },
 
     async logout(actor: Actor): Promise<void> {

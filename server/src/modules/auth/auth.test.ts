@@ -263,6 +263,8 @@ describe('sessions', () => {
         expires_at: Date;
       }>`select expires_at from sessions where user_id = ${u.user.id}`.execute(t.app.ctx.database.db);
       expect(new Date(expiresAt).getTime()).toBe(rows[0]!.expires_at.getTime());
+      const { expiresInMs } = res.json().data;
+      expect(Math.abs(Date.now() + expiresInMs - rows[0]!.expires_at.getTime())).toBeLessThan(5_000);
 
       // Eleven minutes without a request: asking is activity, so the session lives on from now.
       await sql`update sessions set last_seen_at = now() - interval '11 minutes' where user_id = ${u.user.id}`.execute(
@@ -275,6 +277,17 @@ describe('sessions', () => {
         t.app.ctx.database.db,
       );
       expect(seen.rows[0]!.idle_s).toBeLessThan(60);
+      // Noted at once, not up to a minute late as other requests are (the client counts on it).
+      await sql`update sessions set last_seen_at = now() - interval '40 seconds' where user_id = ${u.user.id}`.execute(
+        t.app.ctx.database.db,
+      );
+      t.app.ctx.sessionCache.forget(null);
+      expect((await status(u.token)).statusCode).toBe(200);
+      const again = await sql<{ idle_s: number }>`
+        select extract(epoch from now() - last_seen_at)::int as idle_s from sessions where user_id = ${u.user.id}`.execute(
+        t.app.ctx.database.db,
+      );
+      expect(again.rows[0]!.idle_s).toBeLessThan(5);
 
       expect((await status()).statusCode).toBe(401);
       expect((await post('/api/auth/logout', undefined, u.token)).statusCode).toBe(200);

@@ -1,45 +1,65 @@
 import { ApiPaths } from '@medshare/contracts/paths';
-import { lazy, Suspense, useCallback, useEffect, useRef, useState } from 'react';
+import { lazy, Suspense, useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { api, endSession } from '../../../lib/api-client';
 import { selectToken } from '../../../lib/session';
 import { useAppSelector } from '../../../lib/store';
 import { useGetSessionStatusQuery } from '../api/session-status';
 import { lastActivity, recordActivity } from '../utils/activity';
-import { type SessionWatchState, sessionWatchState } from '../utils/session-watch-state';
+import { type SessionWatchState, type WatchedSession, sessionWatchState } from '../utils/session-watch-state';
 
 const loadIdleWarning = () => import('./idle-warning');
 const IdleWarning = lazy(loadIdleWarning);
 
-/** What counts as the user being there. */
-const ACTIVITY_EVENTS = ['pointerdown', 'pointermove', 'keydown', 'wheel', 'touchstart', 'scroll'] as const;
 /**
- * An active user's session is kept alive on the server at most this often. The server notes a
- * session's use at most once a minute, so its idle clock runs at most ~90 s ahead of this one's.
+ * What counts as the user being there. Not `scroll`: the page scrolls itself (a chat thread follows
+ * its new messages), and a user's own scrolling comes with a wheel, key or touch.
+ */
+const ACTIVITY_EVENTS = ['pointerdown', 'pointermove', 'keydown', 'wheel', 'touchstart'] as const;
+/**
+ * An active user's session is kept alive on the server at most this often; the server notes that use
+ * at once (auth.service.ts `sessionStatus`), so its idle clock runs at most this far ahead of the
+ * page's, and the page logs out this much before its idle limit: never after the server has.
  */
 export const KEEP_ALIVE_MS = 30_000;
 /** The first question waits until the page has drawn and read what it needs. */
 export const FIRST_ASK_MS = 2_000;
+/** A question that failed (the network, a restart) is asked again this often. */
+export const RETRY_MS = 15_000;
 const TICK_MS = 1_000;
-/** An idle sign-out waits this long at most for the server to end the session, then ends it here anyway. */
+/** An idle logout waits this long at most for the server to end the session, then ends it here anyway. */
 const LOGOUT_WAIT_MS = 3_000;
 
 /**
- * Automatic logout (`docs/security.md` › Identity and sessions): the server ends a session unused for the idle
- * limit, but a screen left open would go on showing what it had read. This watch logs out on the
- * screen too, once the user has done nothing for the limit in any tab (activity.ts), after a minute's
- * warning; at the session's absolute end it leaves at once. An active user's session is kept alive
- * on the server while they work on data the page already has (a long report, a DICOM stack).
+ * Automatic logout (`docs/security.md` › Identity and sessions): the server ends a session unused for
+ * the idle limit, but a screen left open would go on showing what it had read. This watch logs out on
+ * the screen too, once the user has done nothing for the limit in any tab (activity.ts), after a
+ * minute's warning over a blurred page; at the session's absolute end it leaves at once. An active
+ * user's session is kept alive on the server while they work on data the page already has (a long
+ * report, a DICOM stack).
  */
 export function SessionWatch({ onLogout }: { onLogout: () => void }) {
   const token = useAppSelector(selectToken);
   const [asking, setAsking] = useState(false);
-  const { data: status, refetch } = useGetSessionStatusQuery(undefined, {
-    skip: !token || !asking,
-    refetchOnMountOrArgChange: true,
-  });
+  const {
+    data: status,
+    fulfilledTimeStamp,
+    isError,
+    startedTimeStamp,
+    refetch,
+  } = useGetSessionStatusQuery(undefined, { skip: !token || !asking, refetchOnMountOrArgChange: true });
   const [state, setState] = useState<SessionWatchState>({ phase: 'active' });
   const warned = useRef(false);
+  const leaving = useRef(false);
   const lastAsked = useRef(0);
+
+  // The absolute end on this browser's clock: the server's remaining time from the answer's arrival.
+  const session = useMemo<WatchedSession | null>(
+    () =>
+      status && fulfilledTimeStamp
+        ? { idleMs: status.idleMinutes * 60_000, endsAt: fulfilledTimeStamp + status.expiresInMs }
+        : null,
+    [status, fulfilledTimeStamp],
+  );
 
   useEffect(() => {
     if (!token) return;
@@ -51,21 +71,37 @@ export function SessionWatch({ onLogout }: { onLogout: () => void }) {
     return () => clearTimeout(timer);
   }, [token]);
 
+  // Without an answer the page cannot watch: ask again until one comes (the server still ends the session).
+  useEffect(() => {
+    if (!isError) return;
+    const timer = setTimeout(() => {
+      lastAsked.current = Date.now();
+      void refetch();
+    }, RETRY_MS);
+    return () => clearTimeout(timer);
+  }, [isError, startedTimeStamp, refetch]);
+
   const active = useCallback(
     (now: number) => {
       recordActivity(now);
-      if (!status || now - lastAsked.current < KEEP_ALIVE_MS) return;
+      if (!session || now - lastAsked.current < KEEP_ALIVE_MS) return;
       lastAsked.current = now;
       void refetch();
     },
-    [status, refetch],
+    [session, refetch],
   );
 
   useEffect(() => {
     if (!token) return;
-    // While the warning shows, only its button keeps the session: a bumped mouse does not.
-    const onActivity = () => {
-      if (!warned.current) active(Date.now());
+    const onActivity = (event: Event) => {
+      // While the warning shows, only its answer keeps the session: a bumped mouse does not.
+      if (warned.current) return;
+      // Chromium sends a pointermove that did not move when the page's layout shifts under a resting pointer.
+      if (event.type === 'pointermove') {
+        const { movementX, movementY } = event as PointerEvent;
+        if (movementX === 0 && movementY === 0) return;
+      }
+      active(Date.now());
     };
     for (const type of ACTIVITY_EVENTS) window.addEventListener(type, onActivity, { capture: true, passive: true });
     return () => {
@@ -74,16 +110,16 @@ export function SessionWatch({ onLogout }: { onLogout: () => void }) {
   }, [token, active]);
 
   useEffect(() => {
-    if (!token || !status) return;
+    if (!token || !session) return;
     // Fetched now, so that the warning shows at its minute even if the network has gone by then.
     void loadIdleWarning();
-    let over = false;
     const tick = () => {
-      if (over) return;
-      const next = sessionWatchState(Date.now(), lastActivity(), status);
+      if (leaving.current) return;
+      const now = Date.now();
+      const next = sessionWatchState(now, lastActivity(now), session, KEEP_ALIVE_MS);
       warned.current = next.phase === 'warning';
       if (next.phase === 'over') {
-        over = true;
+        leaving.current = true;
         void leave(next.reason);
       }
       // The same state keeps its object: a tick that changes nothing renders nothing.
@@ -97,7 +133,7 @@ export function SessionWatch({ onLogout }: { onLogout: () => void }) {
       clearInterval(timer);
       document.removeEventListener('visibilitychange', tick);
     };
-  }, [token, status]);
+  }, [token, session]);
 
   const stay = useCallback(() => {
     warned.current = false;
@@ -105,6 +141,11 @@ export function SessionWatch({ onLogout }: { onLogout: () => void }) {
     active(Date.now());
   }, [active]);
 
+  // Leaving (up to LOGOUT_WAIT_MS for the server's answer): nothing of the page shows meanwhile.
+  if (state.phase === 'over')
+    return (
+      <div data-testid="session-over" style={{ position: 'fixed', inset: 0, zIndex: 2000, background: '#0f172a' }} />
+    );
   if (state.phase !== 'warning') return null;
   return (
     <Suspense fallback={null}>
