@@ -25,16 +25,6 @@ async function writeAll(handle: FileHandle, parts: Buffer[], total: number): Pro
   for (const part of parts) freeBuffer(part);
 }
 
-/** writeAll's twin on the main thread, for a small blob (`writeSmall`). */
-function writeAllSync(fd: number, parts: Buffer[], total: number): void {
-  let written = total ? fs.writevSync(fd, parts) : 0;
-  if (written !== total) {
-    const rest = Buffer.concat(parts);
-    while (written < total) written += fs.writeSync(fd, rest, written, total - written);
-  }
-  for (const part of parts) freeBuffer(part);
-}
-
 /**
  * Whether a whole read has all it will get: the end of the file (a read that answers 0), the buffer's
  * end (a longer object shows as maxBytes + 1), or exactly maxBytes. A read that stops short exactly at
@@ -164,55 +154,6 @@ export const SYNC_READ_DEFAULTS: SyncReadOptions = { pauseMs: 10_000 };
  */
 export function createFsStorage(root: string, syncRead: SyncReadOptions = SYNC_READ_DEFAULTS): BlobStorage {
   const syncReads = syncReadGate(syncRead);
-  const syncWrites = syncReadGate(syncRead);
-
-  /**
-   * A blob smaller than one write batch, written whole: create, write and close on the main thread
-   * (~30 µs for 150 KB into the page cache) while such writes stay fast, else through the pool; only
-   * the fsync goes to the pool either way. Three thread-pool round trips fewer per blob (and one
-   * more at the rename, `moveIntoPlace`): docs/decisions.md › Small blobs written on the main thread.
-   */
-  async function writeSmall(tmp: string, parts: Buffer[], total: number): Promise<void> {
-    let fd: number;
-    if (syncWrites.allowed()) {
-      fd = syncWrites.timed(total, () => {
-        const opened = fs.openSync(tmp, 'wx', 0o600);
-        try {
-          writeAllSync(opened, parts, total);
-        } catch (err) {
-          fs.closeSync(opened);
-          throw err;
-        }
-        return opened;
-      });
-    } else {
-      const handle = await open(tmp, 'wx', 0o600);
-      try {
-        await writeAll(handle, parts, total);
-        await handle.sync();
-      } finally {
-        await handle.close();
-      }
-      return;
-    }
-    try {
-      await new Promise<void>((resolve, reject) => fs.fsync(fd, (err) => (err ? reject(err) : resolve())));
-    } finally {
-      fs.closeSync(fd);
-    }
-  }
-
-  /** The rename into place: on the main thread after a small blob's write (a metadata change, µs) while writes stay fast. */
-  function moveIntoPlace(tmp: string, path: string, small: boolean): Promise<void> {
-    if (!small || !syncWrites.allowed()) return rename(tmp, path);
-    try {
-      syncWrites.timed(0, () => fs.renameSync(tmp, path));
-      return Promise.resolve();
-    } catch (err) {
-      return Promise.reject(err);
-    }
-  }
-
   const tmpDir = join(root, TMP);
   let ready: Promise<void> | null = null;
   const ensureRoot = () => (ready ??= mkdir(tmpDir, { recursive: true, mode: 0o700 }).then(() => undefined));
@@ -248,23 +189,21 @@ export function createFsStorage(root: string, syncRead: SyncReadOptions = SYNC_R
       const tmp = join(tmpDir, `${key}.${randomUUID()}`);
       let bytes = 0;
       try {
+        const handle = await open(tmp, 'wx', 0o600);
         // Pieces are gathered into ~1 MiB writev calls: one system call (and one thread-pool round
         // trip) per MiB instead of two per 64 KiB envelope chunk, and no copies. One batch is
         // written while the next is received and encrypted, so a write that stalls on the disk
         // (journal commits, writeback) overlaps the network instead of adding to it; at most two
-        // batches are held. The file is opened with the first full batch: a blob that never fills
-        // one is written whole at its end (`writeSmall`).
-        let handle: FileHandle | null = null;
+        // batches are held.
         let writing: Promise<void> = Promise.resolve();
-        let batch: Buffer[] = [];
-        let batched = 0;
         try {
+          let batch: Buffer[] = [];
+          let batched = 0;
           for await (const piece of body as AsyncIterable<Buffer>) {
             bytes += piece.length;
             batch.push(piece);
             batched += piece.length;
             if (batched >= WRITE_BATCH) {
-              handle ??= await open(tmp, 'wx', 0o600);
               await writing;
               writing = writeAll(handle, batch, batched);
               writing.catch(() => undefined); // rethrown by the next await; never unhandled meanwhile
@@ -272,20 +211,17 @@ export function createFsStorage(root: string, syncRead: SyncReadOptions = SYNC_R
               batched = 0;
             }
           }
-          if (handle) {
-            await writing;
-            await writeAll(handle, batch, batched);
-            await handle.sync();
-          }
+          await writing;
+          await writeAll(handle, batch, batched);
+          await handle.sync();
         } finally {
           // A failed source must not close the file under a write still in flight.
           await writing.catch(() => undefined);
-          await handle?.close();
+          await handle.close();
         }
-        if (!handle) await writeSmall(tmp, batch, batched);
         let shard = await shardOf(key);
         try {
-          await moveIntoPlace(tmp, pathOf(key), !handle);
+          await rename(tmp, pathOf(key));
         } catch (err) {
           // The shard directory was removed behind our back (by hand, a restore): make it again once.
           if (errorCode(err) !== 'ENOENT') throw err;
