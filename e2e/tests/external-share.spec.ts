@@ -257,6 +257,15 @@ for (const width of [1280, 390]) {
     await screenshot(viewer, 'external-link-study');
     await expectAccessible(viewer);
 
+    // Close, on a shared computer: the cookie goes with the tab's link, and a reload opens nothing.
+    await viewer.getByRole('button', { name: 'Close' }).click();
+    await expect(viewer.getByRole('heading', { name: 'Closed on this device' })).toBeVisible();
+    await expect(stack).toHaveCount(0);
+    const afterClose = await viewer.evaluate(async () => (await fetch('/api/external/view')).status);
+    expect(afterClose).toBe(401);
+    await viewer.reload();
+    await expect(viewer.getByRole('heading', { name: 'This link does not open anything' })).toBeVisible();
+
     // Someone else with the link alone: five wrong codes lock it.
     const guesserContext = await browser.newContext({ viewport });
     const guesser = await guesserContext.newPage();

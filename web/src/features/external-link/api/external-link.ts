@@ -29,6 +29,11 @@ export const externalLinkApi = apiSlice.injectEndpoints({
       query: (body) => ({ url: under(ExternalSharePaths.session), method: 'POST', body, ...noSession }),
       transformResponse: dataOf<ExternalView>,
     }),
+    /** Ends the link's cookie in this browser (`Close`): the code is needed again here. */
+    closeLink: build.mutation<null, void>({
+      query: () => ({ url: under(ExternalSharePaths.session), method: 'DELETE', ...noSession }),
+      transformResponse: () => null,
+    }),
     /** What the share holds, with the cookie of an earlier code in this browser (a reload). */
     externalView: build.query<ExternalView, void>({
       query: () => ({ url: under(ExternalSharePaths.view), ...noSession }),
@@ -54,8 +59,13 @@ export const externalLinkApi = apiSlice.injectEndpoints({
   }),
 });
 
-export const { useLinkStatusMutation, useOpenLinkMutation, useLazyExternalViewQuery, useExternalBlobQuery } =
-  externalLinkApi;
+export const {
+  useCloseLinkMutation,
+  useLinkStatusMutation,
+  useOpenLinkMutation,
+  useLazyExternalViewQuery,
+  useExternalBlobQuery,
+} = externalLinkApi;
 
 /** A shared file as an attachment (refused by the server for a view-only share). */
 export function fetchDownload(imageId: string): Promise<Blob> {

@@ -91,6 +91,28 @@ describe('Share link page', () => {
     expect(screen.queryByLabelText('Digit 1 of 6')).not.toBeInTheDocument();
   });
 
+  it("Close forgets the share on this device: the cookie, the tab's link and the pictures held", async () => {
+    const seen = recordRequests();
+    linkAnswers('active');
+    server.use(api.delete<null>('/external/session', () => ok(null)));
+    const user = userEvent.setup();
+    openLink();
+    await screen.findByRole('heading', { name: 'Enter the code' });
+    expect(screen.queryByRole('button', { name: 'Close' })).not.toBeInTheDocument();
+    await enterDigits('123456');
+    await user.click(screen.getByRole('button', { name: 'Open' }));
+    expect(await screen.findByRole('img', { name: 'Knee X-ray' })).toBeInTheDocument();
+
+    await user.click(screen.getByRole('button', { name: 'Close' }));
+    expect(await screen.findByRole('heading', { name: 'Closed on this device' })).toBeInTheDocument();
+    expect(screen.queryByRole('img', { name: 'Knee X-ray' })).not.toBeInTheDocument();
+    expect(screen.queryByTestId('access-ends')).not.toBeInTheDocument();
+    await waitFor(() => expect(requestsTo(seen, 'DELETE', '/external/session')).toHaveLength(1));
+    expect(sessionStorage.getItem('medshare.externalLink.token')).toBeNull();
+    expect(sessionStorage.getItem('medshare.externalLink.opened')).toBeNull();
+    await waitFor(() => expect(URL.revokeObjectURL).toHaveBeenCalledWith('blob:shared'));
+  });
+
   it('an unknown link (404) says it opens nothing', async () => {
     server.use(
       publicSettings(),

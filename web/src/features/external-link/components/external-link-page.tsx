@@ -1,3 +1,4 @@
+import CloseIcon from '@mui/icons-material/Close';
 import EventIcon from '@mui/icons-material/Event';
 import Alert from '@mui/material/Alert';
 import Box from '@mui/material/Box';
@@ -11,11 +12,18 @@ import { emptyOtp, OtpInput } from '../../../components/form/otp-input';
 import { Logo } from '../../../components/ui/logo';
 import { site } from '../../../config/site';
 import { ApiError } from '../../../lib/api-client';
+import { apiSlice } from '../../../lib/api-slice';
+import { useAppDispatch } from '../../../lib/store';
 import { formatDateTime } from '../../../lib/display-settings';
 import { errorText, fieldErrorInline } from '../../../lib/error-text';
 import { usePublicSettings } from '../../../lib/public-settings';
-import { useLazyExternalViewQuery, useLinkStatusMutation, useOpenLinkMutation } from '../api/external-link';
-import { markLinkOpened, readLinkToken, wasLinkOpened } from '../utils/link-token';
+import {
+  useCloseLinkMutation,
+  useLazyExternalViewQuery,
+  useLinkStatusMutation,
+  useOpenLinkMutation,
+} from '../api/external-link';
+import { forgetLink, markLinkOpened, readLinkToken, wasLinkOpened } from '../utils/link-token';
 import { ShareViewer, type LinkDicomViewer } from './share-viewer';
 
 const CODE_LENGTH = 6;
@@ -37,6 +45,7 @@ const ENDED: Record<Ended, { title: string; text: string }> = {
 type Phase =
   | { kind: 'checking' }
   | { kind: 'ended'; ended: Ended }
+  | { kind: 'closed' }
   | { kind: 'code'; expiresAt: string; note: string }
   | { kind: 'view'; view: ExternalView };
 
@@ -49,7 +58,16 @@ function endedOf(error: unknown): Ended {
   return 'invalid';
 }
 
-function Frame({ children, expiresAt }: { children: React.ReactNode; expiresAt?: string }) {
+function Frame({
+  children,
+  expiresAt,
+  onClose,
+}: {
+  children: React.ReactNode;
+  expiresAt?: string;
+  /** While the share shows: forget it on this device (`Close`). */
+  onClose?: () => void;
+}) {
   const settings = usePublicSettings();
   return (
     <Box sx={{ minHeight: '100vh', bgcolor: 'background.default' }}>
@@ -80,6 +98,11 @@ function Frame({ children, expiresAt }: { children: React.ReactNode; expiresAt?:
             <EventIcon fontSize="small" color="primary" aria-hidden />
             {`Access ends ${formatDateTime(expiresAt, settings)}`}
           </Typography>
+        )}
+        {onClose && (
+          <Button variant="outlined" size="small" startIcon={<CloseIcon />} onClick={onClose}>
+            Close
+          </Button>
         )}
       </Box>
       <Box component="main" sx={{ maxWidth: 1100, mx: 'auto', px: { xs: 1.5, sm: 3 }, py: { xs: 2, sm: 3 } }}>
@@ -160,6 +183,19 @@ export function ExternalLinkPage({ dicomViewer }: { dicomViewer?: LinkDicomViewe
   const [status, setStatus] = useState<ExternalLinkStatus | null>(null);
   const [checkLink] = useLinkStatusMutation();
   const [readView] = useLazyExternalViewQuery();
+  const [closeLink] = useCloseLinkMutation();
+  const dispatch = useAppDispatch();
+
+  // On a shared computer the next person must not find the images: the cookie goes (on the server's
+  // answer), this tab forgets the link, and the pictures held in memory are let go.
+  const close = useCallback(async () => {
+    forgetLink();
+    setPhase({ kind: 'closed' });
+    dispatch(apiSlice.util.resetApiState());
+    await closeLink()
+      .unwrap()
+      .catch(() => undefined);
+  }, [closeLink, dispatch]);
 
   useEffect(() => {
     if (!token) return;
@@ -215,7 +251,7 @@ export function ExternalLinkPage({ dicomViewer }: { dicomViewer?: LinkDicomViewe
 
   const expiresAt = phase.kind === 'view' ? phase.view.expiresAt : phase.kind === 'code' ? phase.expiresAt : undefined;
   return (
-    <Frame expiresAt={expiresAt}>
+    <Frame expiresAt={expiresAt} onClose={phase.kind === 'view' ? () => void close() : undefined}>
       <title>{`Shared with you · ${site.name}`}</title>
       {phase.kind === 'checking' && (
         <Box sx={{ display: 'flex', justifyContent: 'center', py: 6 }}>
@@ -228,6 +264,17 @@ export function ExternalLinkPage({ dicomViewer }: { dicomViewer?: LinkDicomViewe
             {ENDED[phase.ended].title}
           </Typography>
           <Typography>{ENDED[phase.ended].text}</Typography>
+        </Box>
+      )}
+      {phase.kind === 'closed' && (
+        <Box sx={{ display: 'grid', gap: 1.5, maxWidth: 560 }}>
+          <Typography variant="h4" component="h1" sx={{ fontSize: { xs: 24, sm: 30 } }}>
+            Closed on this device
+          </Typography>
+          <Typography>
+            This browser no longer holds the shared images or the code's access. To see them again, open the link from
+            the mail and enter the code.
+          </Typography>
         </Box>
       )}
       {phase.kind === 'code' && token && (

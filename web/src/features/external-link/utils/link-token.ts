@@ -44,3 +44,9 @@ export function readLinkToken(): string | null {
 
 export const markLinkOpened = () => storage()?.setItem(OPENED_KEY, '1');
 export const wasLinkOpened = () => storage()?.getItem(OPENED_KEY) === '1';
+
+/** `Close`: this tab forgets the link and that it was opened (a reload then opens nothing). */
+export function forgetLink(): void {
+  storage()?.removeItem(TOKEN_KEY);
+  storage()?.removeItem(OPENED_KEY);
+}
