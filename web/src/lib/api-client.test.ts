@@ -47,6 +47,16 @@ describe('api client', () => {
     expect(window.sessionStorage.getItem('medshare:sessionEnded')).toBe('1');
   });
 
+  it('leaves with a full page load even when the cleared session has already moved the router to /login', async () => {
+    profileRefused(401, 'Token expired');
+    // A signed-in page's guard navigates as soon as the session is cleared, before the client looks.
+    vi.mocked(navigation.currentPath).mockImplementation(() =>
+      store.getState().session.token ? '/view-images' : '/login',
+    );
+    await expect(api.get('/users/profile')).rejects.toBeInstanceOf(ApiError);
+    expect(navigateSpy).toHaveBeenCalledWith('/login');
+  });
+
   it.each(['Unauthenticated', 'Authentication failed', 'Invalid token'])(
     'ends the session on a 401 "%s"',
     async (message) => {

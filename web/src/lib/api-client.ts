@@ -53,6 +53,8 @@ export type RequestOptions = {
   /** Lets a caller (logout) finish its own flow instead of the global 401 redirect. */
   handleSessionExpiry?: boolean;
   signal?: AbortSignal;
+  /** Sent through even if the page is closed right after (the share link page's Close). */
+  keepalive?: boolean;
 };
 
 /** 401 phrases the server uses for a session that is gone (`docs/architecture.md` › API conventions). */
@@ -95,14 +97,17 @@ export function toFieldErrors(raw: unknown): FieldError[] {
  * leave the login page a word on why, and go there as a full page load.
  */
 export async function endSession(reason: SessionEndReason = 'ended'): Promise<void> {
+  // Read first: once the session is cleared, a signed-in page's guard moves the router to /login by
+  // itself, and the full page load that drops what the tab holds would be skipped.
+  const away = currentPath() !== '/login';
   // The cleared state is written before leaving, or the reload would rehydrate the old token.
   await session.end();
   markSessionEnded(reason);
-  if (currentPath() !== '/login') hardNavigate('/login');
+  if (away) hardNavigate('/login');
 }
 
 export async function apiRequest<T>(path: string, options: RequestOptions = {}): Promise<ApiResult<T>> {
-  const { method = 'GET', body, query, auth = true, handleSessionExpiry = true, signal } = options;
+  const { method = 'GET', body, query, auth = true, handleSessionExpiry = true, signal, keepalive } = options;
   const headers = new Headers({ Accept: 'application/json' });
   const token = auth ? session.token() : null;
   if (token) headers.set('Authorization', `Bearer ${token}`);
@@ -122,6 +127,7 @@ export async function apiRequest<T>(path: string, options: RequestOptions = {}):
       headers,
       body: payload,
       signal,
+      ...(keepalive ? { keepalive } : {}),
       credentials: 'same-origin',
     });
   } catch (cause) {

@@ -49,8 +49,22 @@ describe('a session shared by the tabs of a browser', () => {
     expect(store.getState().session.token).toBeNull();
     expect(window.sessionStorage.getItem('medshare:sessionEnded')).toBe('1');
     expect(reloadPage).not.toHaveBeenCalled();
+    // The other tab signs in again before this one has gone: this tab's cleared state is not written over it.
+    window.localStorage.setItem(STORAGE_KEY, storedBy('signed-in-again'));
     await persistor.flush();
-    expect(window.localStorage.getItem(STORAGE_KEY)).toBe(storedBy(null));
+    expect(window.localStorage.getItem(STORAGE_KEY)).toBe(storedBy('signed-in-again'));
+  });
+
+  it('on the share link page (no part in a session) stays, and only follows in memory', async () => {
+    vi.mocked(navigation.currentPath).mockReturnValue('/x');
+    otherTabWrites(STORAGE_KEY, storedBy(null));
+    expect(store.getState().session.token).toBeNull();
+    otherTabWrites(STORAGE_KEY, storedBy('someone-else'));
+    expect(store.getState().session).toMatchObject({ token: 'someone-else', complete: false });
+    expect(hardNavigate).not.toHaveBeenCalled();
+    expect(reloadPage).not.toHaveBeenCalled();
+    await persistor.flush();
+    expect(window.localStorage.getItem(STORAGE_KEY)).toBe(storedBy('someone-else'));
   });
 
   it('ends here when another tab clears the whole storage', () => {

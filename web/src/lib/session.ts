@@ -33,6 +33,10 @@ export const sessionSlice = createSlice({
     clearSession() {
       return initialState;
     },
+    /** Another tab's session, as it stored it (lib/session-sync.ts): incomplete until a profile reload. */
+    adoptStoredSession(_state, action: PayloadAction<SessionState>) {
+      return { ...action.payload, complete: false };
+    },
   },
   selectors: {
     selectToken: (state) => state.token,
@@ -41,7 +45,7 @@ export const sessionSlice = createSlice({
   },
 });
 
-export const { setUser, updateProfile, clearSession } = sessionSlice.actions;
+export const { setUser, updateProfile, clearSession, adoptStoredSession } = sessionSlice.actions;
 export const { selectToken, selectUser, selectUserComplete } = sessionSlice.selectors;
 
 /** The fields of a user the browser keeps across a reload: who is signed in, never personal data. */

@@ -14,7 +14,8 @@ import {
 } from 'redux-persist';
 import { ApiError, apiRequest, bindSession } from './api-client.ts';
 import { type ApiClient, apiSlice } from './api-slice.ts';
-import { type SessionState, clearSession, sessionSlice, storedSession } from './session.ts';
+import { type SessionState, adoptStoredSession, clearSession, sessionSlice, storedSession } from './session.ts';
+import { paths } from '../config/paths.ts';
 import { currentPath, hardNavigate, reloadPage } from './navigation.ts';
 import { markSessionEnded } from './session-ended.ts';
 import { followOtherTabs } from './session-sync.ts';
@@ -135,12 +136,22 @@ bindSession({
 // writes nothing more to storage: the stored session is the other tab's (lib/session-sync.ts).
 followOtherTabs(() => store.getState().session.token, {
   ended: () => {
+    // The share link page has no part in a session: it stays, and only forgets the old one.
+    if (currentPath() === paths.externalLink) {
+      store.dispatch(clearSession());
+      return;
+    }
     persistor.pause();
     store.dispatch(clearSession());
     markSessionEnded();
     if (currentPath() !== '/login') hardNavigate('/login');
   },
   replaced: () => {
+    if (currentPath() === paths.externalLink) {
+      const stored = readStoredSession();
+      if (stored) store.dispatch(adoptStoredSession(stored));
+      return;
+    }
     persistor.pause();
     reloadPage();
   },

@@ -137,11 +137,27 @@ describe('SessionWatch (automatic logout)', () => {
 
   it('a time of activity from the future does not hold the logout off', async () => {
     sessionAnswers();
-    window.localStorage.setItem(ACTIVITY_KEY, String(START + 24 * 60 * MINUTE));
     renderWithProviders(<SessionWatch onLogout={onLogout} />);
     await later(FIRST_ASK_MS + 100);
+    // Planted (or left by a clock since set back) after this tab's own last write.
+    window.localStorage.setItem(ACTIVITY_KEY, String(START + 24 * 60 * MINUTE));
     await later(WARN_AFTER);
     expect(await shown('dialog')).toBeInTheDocument();
+  });
+
+  it("tells the other tabs of the last of a burst of activity, not only of the burst's first", async () => {
+    sessionAnswers();
+    renderWithProviders(<SessionWatch onLogout={onLogout} />);
+    await later(FIRST_ASK_MS + 100);
+    await later(10_000);
+    fireEvent.keyDown(document.body, { key: 'a' });
+    const first = Number(window.localStorage.getItem(ACTIVITY_KEY));
+    await later(1_000);
+    fireEvent.keyDown(document.body, { key: 'b' });
+    const last = Date.now();
+    expect(Number(window.localStorage.getItem(ACTIVITY_KEY))).toBe(first);
+    await later(5_000);
+    expect(Number(window.localStorage.getItem(ACTIVITY_KEY))).toBe(last);
   });
 
   it('Stay logged in closes the warning and asks the server again; Log out logs out', async () => {

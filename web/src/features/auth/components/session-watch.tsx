@@ -52,13 +52,16 @@ export function SessionWatch({ onLogout }: { onLogout: () => void }) {
   const leaving = useRef(false);
   const lastAsked = useRef(0);
 
-  // The absolute end on this browser's clock: the server's remaining time from the answer's arrival.
+  // The absolute end on this browser's clock: the server's remaining time, counted from when the
+  // question was sent (the server measured it later, so the page never ends after it). While the next
+  // question is out, from the last answer's arrival: one round trip late at most.
+  const sentAt = Math.min(startedTimeStamp ?? Infinity, fulfilledTimeStamp ?? Infinity);
   const session = useMemo<WatchedSession | null>(
     () =>
-      status && fulfilledTimeStamp
-        ? { idleMs: status.idleMinutes * 60_000, endsAt: fulfilledTimeStamp + status.expiresInMs }
+      status && Number.isFinite(sentAt)
+        ? { idleMs: status.idleMinutes * 60_000, endsAt: sentAt + status.expiresInMs }
         : null,
-    [status, fulfilledTimeStamp],
+    [status, sentAt],
   );
 
   useEffect(() => {

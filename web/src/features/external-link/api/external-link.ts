@@ -31,7 +31,7 @@ export const externalLinkApi = apiSlice.injectEndpoints({
     }),
     /** Ends the link's cookie in this browser (`Close`): the code is needed again here. */
     closeLink: build.mutation<null, void>({
-      query: () => ({ url: under(ExternalSharePaths.session), method: 'DELETE', ...noSession }),
+      query: () => ({ url: under(ExternalSharePaths.session), method: 'DELETE', keepalive: true, ...noSession }),
       transformResponse: () => null,
     }),
     /** What the share holds, with the cookie of an earlier code in this browser (a reload). */

@@ -113,6 +113,25 @@ describe('Share link page', () => {
     await waitFor(() => expect(URL.revokeObjectURL).toHaveBeenCalledWith('blob:shared'));
   });
 
+  it('Close that does not reach the server says so and keeps the share on screen, to try again', async () => {
+    linkAnswers('active');
+    let reachable = false;
+    server.use(api.delete<null>('/external/session', () => (reachable ? ok(null) : HttpResponse.error())));
+    const user = userEvent.setup();
+    openLink();
+    await screen.findByRole('heading', { name: 'Enter the code' });
+    await enterDigits('123456');
+    await user.click(screen.getByRole('button', { name: 'Open' }));
+    expect(await screen.findByRole('img', { name: 'Knee X-ray' })).toBeInTheDocument();
+    await user.click(screen.getByRole('button', { name: 'Close' }));
+    expect(await screen.findByText(/This browser could not be cleared/)).toBeInTheDocument();
+    expect(screen.getByRole('heading', { name: 'Knee X-ray' })).toBeInTheDocument();
+    expect(sessionStorage.getItem('medshare.externalLink.token')).toBe(TOKEN);
+    reachable = true;
+    await user.click(screen.getByRole('button', { name: 'Close' }));
+    expect(await screen.findByRole('heading', { name: 'Closed on this device' })).toBeInTheDocument();
+  });
+
   it('an unknown link (404) says it opens nothing', async () => {
     server.use(
       publicSettings(),

@@ -42,6 +42,11 @@ const ENDED: Record<Ended, { title: string; text: string }> = {
   },
 };
 
+/** Tells the other tabs of this browser on the same link that it was closed (their cookie is gone too). */
+function closedChannel(): BroadcastChannel | null {
+  return typeof BroadcastChannel === 'undefined' ? null : new BroadcastChannel('medshare.externalLink');
+}
+
 type Phase =
   | { kind: 'checking' }
   | { kind: 'ended'; ended: Ended }
@@ -62,11 +67,13 @@ function Frame({
   children,
   expiresAt,
   onClose,
+  closing,
 }: {
   children: React.ReactNode;
   expiresAt?: string;
   /** While the share shows: forget it on this device (`Close`). */
   onClose?: () => void;
+  closing?: boolean;
 }) {
   const settings = usePublicSettings();
   return (
@@ -100,7 +107,7 @@ function Frame({
           </Typography>
         )}
         {onClose && (
-          <Button variant="outlined" size="small" startIcon={<CloseIcon />} onClick={onClose}>
+          <Button variant="outlined" size="small" startIcon={<CloseIcon />} onClick={onClose} disabled={closing}>
             Close
           </Button>
         )}
@@ -183,19 +190,40 @@ export function ExternalLinkPage({ dicomViewer }: { dicomViewer?: LinkDicomViewe
   const [status, setStatus] = useState<ExternalLinkStatus | null>(null);
   const [checkLink] = useLinkStatusMutation();
   const [readView] = useLazyExternalViewQuery();
-  const [closeLink] = useCloseLinkMutation();
+  const [closeLink, { isLoading: closing }] = useCloseLinkMutation();
+  const [closeFailed, setCloseFailed] = useState(false);
   const dispatch = useAppDispatch();
 
-  // On a shared computer the next person must not find the images: the cookie goes (on the server's
-  // answer), this tab forgets the link, and the pictures held in memory are let go.
-  const close = useCallback(async () => {
+  // This tab forgets the link and lets the pictures it holds go (here, and when another tab of the
+  // same browser closed it: the cookie they share is gone then).
+  const forget = useCallback(() => {
     forgetLink();
     setPhase({ kind: 'closed' });
     dispatch(apiSlice.util.resetApiState());
-    await closeLink()
-      .unwrap()
-      .catch(() => undefined);
-  }, [closeLink, dispatch]);
+  }, [dispatch]);
+
+  // On a shared computer the next person must not find the images: the server ends the cookie (it is
+  // httpOnly), and only then does the page say it is closed.
+  const close = useCallback(async () => {
+    setCloseFailed(false);
+    try {
+      await closeLink().unwrap();
+    } catch {
+      setCloseFailed(true);
+      return;
+    }
+    forget();
+    const others = closedChannel();
+    others?.postMessage('closed');
+    others?.close();
+  }, [closeLink, forget]);
+
+  useEffect(() => {
+    const channel = closedChannel();
+    if (!channel) return;
+    channel.onmessage = () => forget();
+    return () => channel.close();
+  }, [forget]);
 
   useEffect(() => {
     if (!token) return;
@@ -251,7 +279,12 @@ export function ExternalLinkPage({ dicomViewer }: { dicomViewer?: LinkDicomViewe
 
   const expiresAt = phase.kind === 'view' ? phase.view.expiresAt : phase.kind === 'code' ? phase.expiresAt : undefined;
   return (
-    <Frame expiresAt={expiresAt} onClose={phase.kind === 'view' ? () => void close() : undefined}>
+    <Frame expiresAt={expiresAt} onClose={phase.kind === 'view' ? () => void close() : undefined} closing={closing}>
+      {phase.kind === 'view' && closeFailed && (
+        <Alert severity="error" sx={{ mb: 2 }}>
+          This browser could not be cleared: MedShare did not answer. Check the connection and press Close again.
+        </Alert>
+      )}
       <title>{`Shared with you · ${site.name}`}</title>
       {phase.kind === 'checking' && (
         <Box sx={{ display: 'flex', justifyContent: 'center', py: 6 }}>
