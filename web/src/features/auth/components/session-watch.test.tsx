@@ -8,7 +8,7 @@ import { store } from '../../../lib/store';
 import { api, ok } from '../../../testing/handlers';
 import { recordRequests, requestsTo, server } from '../../../testing/server';
 import { makeUser, renderWithProviders } from '../../../testing/test-utils';
-import { ACTIVITY_KEY, resetActivity } from '../utils/activity';
+import { ACTIVITY_KEY, recordActivity, resetActivity } from '../../../lib/user-activity';
 import { FIRST_ASK_MS, KEEP_ALIVE_MS, RETRY_MS, SessionWatch } from './session-watch';
 
 const MINUTE = 60_000;
@@ -116,6 +116,23 @@ describe('SessionWatch (automatic logout)', () => {
       await later(10_000);
     }
     expect(await shown('dialog', 'Are you still there?')).toBeInTheDocument();
+  });
+
+  it('an upload the user started keeps them signed in, on the server too, though nobody touches the page', async () => {
+    sessionAnswers();
+    const requests = recordRequests();
+    renderWithProviders(<SessionWatch onLogout={onLogout} />);
+    await later(FIRST_ASK_MS + 100);
+    // Forty minutes of a study import: its progress every 10 s.
+    for (let i = 0; i < 240; i++) {
+      recordActivity();
+      await later(10_000);
+    }
+    expect(screen.queryByRole('dialog')).not.toBeInTheDocument();
+    expect(hardNavigate).not.toHaveBeenCalled();
+    const asks = requestsTo(requests, 'GET', '/auth/session').length;
+    expect(asks).toBeGreaterThanOrEqual(40 * 2 - 2);
+    expect(asks).toBeLessThanOrEqual(40 * 2 + 1);
   });
 
   it("counts the user's activity in another tab of the browser", async () => {

@@ -4,7 +4,7 @@ import { api, endSession } from '../../../lib/api-client';
 import { selectToken } from '../../../lib/session';
 import { useAppSelector } from '../../../lib/store';
 import { useGetSessionStatusQuery } from '../api/session-status';
-import { lastActivity, recordActivity } from '../utils/activity';
+import { lastActivity, ownLastActivity, recordActivity } from '../../../lib/user-activity';
 import { type SessionWatchState, type WatchedSession, sessionWatchState } from '../utils/session-watch-state';
 
 const loadIdleWarning = () => import('./idle-warning');
@@ -16,8 +16,9 @@ const IdleWarning = lazy(loadIdleWarning);
  */
 const ACTIVITY_EVENTS = ['pointerdown', 'pointermove', 'keydown', 'wheel', 'touchstart'] as const;
 /**
- * An active user's session is kept alive on the server at most this often; the server notes that use
- * at once (auth.service.ts `sessionStatus`), so its idle clock runs at most this far ahead of the
+ * An active user's session is kept alive on the server at most this often (on the first tick after
+ * this tab's own activity, once this long has passed since the last question); the server notes that
+ * use at once (auth.service.ts `sessionStatus`), so its idle clock runs at most this far ahead of the
  * page's, and the page logs out this much before its idle limit: never after the server has.
  */
 export const KEEP_ALIVE_MS = 30_000;
@@ -84,10 +85,10 @@ export function SessionWatch({ onLogout }: { onLogout: () => void }) {
     return () => clearTimeout(timer);
   }, [isError, startedTimeStamp, refetch]);
 
-  const active = useCallback(
+  /** Asks again when this tab's user (or an upload they started) has been active since the last question. */
+  const keepAlive = useCallback(
     (now: number) => {
-      recordActivity(now);
-      if (!session || now - lastAsked.current < KEEP_ALIVE_MS) return;
+      if (!session || ownLastActivity() <= lastAsked.current || now - lastAsked.current < KEEP_ALIVE_MS) return;
       lastAsked.current = now;
       void refetch();
     },
@@ -104,13 +105,15 @@ export function SessionWatch({ onLogout }: { onLogout: () => void }) {
         const { movementX, movementY } = event as PointerEvent;
         if (movementX === 0 && movementY === 0) return;
       }
-      active(Date.now());
+      const now = Date.now();
+      recordActivity(now);
+      keepAlive(now);
     };
     for (const type of ACTIVITY_EVENTS) window.addEventListener(type, onActivity, { capture: true, passive: true });
     return () => {
       for (const type of ACTIVITY_EVENTS) window.removeEventListener(type, onActivity, { capture: true });
     };
-  }, [token, active]);
+  }, [token, keepAlive]);
 
   useEffect(() => {
     if (!token || !session) return;
@@ -119,6 +122,8 @@ export function SessionWatch({ onLogout }: { onLogout: () => void }) {
     const tick = () => {
       if (leaving.current) return;
       const now = Date.now();
+      // Activity without an event of ours (an upload's progress) keeps the server's session alive too.
+      if (!warned.current) keepAlive(now);
       const next = sessionWatchState(now, lastActivity(now), session, KEEP_ALIVE_MS);
       warned.current = next.phase === 'warning';
       if (next.phase === 'over') {
@@ -136,13 +141,15 @@ export function SessionWatch({ onLogout }: { onLogout: () => void }) {
       clearInterval(timer);
       document.removeEventListener('visibilitychange', tick);
     };
-  }, [token, session]);
+  }, [token, session, keepAlive]);
 
   const stay = useCallback(() => {
     warned.current = false;
     setState({ phase: 'active' });
-    active(Date.now());
-  }, [active]);
+    const now = Date.now();
+    recordActivity(now);
+    keepAlive(now);
+  }, [keepAlive]);
 
   // Leaving (up to LOGOUT_WAIT_MS for the server's answer): nothing of the page shows meanwhile.
   if (state.phase === 'over')

@@ -5,6 +5,7 @@ import { useCallback } from 'react';
 import { API_BASE, ApiError, currentToken, endSessionIfExpired, toFieldErrors } from '../../../lib/api-client';
 import { apiSlice } from '../../../lib/api-slice';
 import { useAppDispatch } from '../../../lib/store';
+import { recordActivity } from '../../../lib/user-activity';
 import { IMAGE_LIST_TAG } from './list-images';
 
 export type UploadInput = { file: File; caption: string; patientId?: string };
@@ -36,11 +37,14 @@ export function uploadImage(
     xhr.setRequestHeader('Accept', 'application/json');
     if (token) xhr.setRequestHeader('Authorization', `Bearer ${token}`);
     xhr.upload.onprogress = (event) => {
+      // An upload the user started is their work: a long import keeps them signed in (lib/user-activity.ts).
+      recordActivity();
       if (event.lengthComputable && event.total > 0) onProgress(event.loaded / event.total);
     };
     xhr.onerror = () => reject(new ApiError(0, ''));
     xhr.onabort = () => reject(new DOMException('Upload aborted', 'AbortError'));
     xhr.onload = () => {
+      recordActivity();
       let body: { success?: boolean; message?: unknown; data?: unknown; errors?: unknown; code?: unknown } = {};
       try {
         body = xhr.responseText ? (JSON.parse(xhr.responseText) as typeof body) : {};

@@ -101,6 +101,8 @@ describe('Upload: a study import (docs/product.md › Upload)', () => {
     const bar = screen.getByRole('progressbar', { name: 'Import progress' });
     expect(bar).toHaveAttribute('aria-valuenow', '100');
     expect(screen.getByTestId('import-progress')).toHaveTextContent('4 of 4 files done · 100%');
+    // The import is the user's work: it kept the idle logout off (lib/user-activity.ts).
+    expect(Number(window.localStorage.getItem('medshare:lastActivity'))).toBeGreaterThan(Date.now() - 60_000);
 
     // The failed and skipped files on their own.
     await user.click(screen.getByRole('button', { name: 'Failed or skipped (2)' }));

@@ -1,6 +1,7 @@
 /**
- * When the user last did something (a key, a click, a touch, a wheel turn, a pointer that moved) in
- * any tab of this browser: the tabs share one session, so work in one keeps the others signed in.
+ * When the user last did something in any tab of this browser (a key, a click, a touch, a wheel turn,
+ * a pointer that moved, an upload they started making progress): the tabs share one session, so work
+ * in one keeps the others signed in (features/auth/components/session-watch.tsx).
  * Each tab keeps its own last time and writes it to localStorage at most every ACTIVITY_WRITE_MS (the
  * last one of a burst written once that interval has passed); the latest of the two counts. A time
  * later than now (a clock set back, a value planted from the future) is ignored: it would hold the
@@ -49,6 +50,11 @@ export function lastActivity(now = Date.now()): number {
   }
   const known = (at: number) => (at <= now ? at : 0);
   return Math.max(known(mine), known(shared));
+}
+
+/** This tab's own last activity (the session watch keeps the server's session alive for it). */
+export function ownLastActivity(): number {
+  return mine;
 }
 
 /** For tests: forget this tab's times. */
