@@ -55,6 +55,16 @@ describe('a session shared by the tabs of a browser', () => {
     expect(window.localStorage.getItem(STORAGE_KEY)).toBe(storedBy('signed-in-again'));
   });
 
+  it('on the login page stays, and a sign-in there afterwards is kept', async () => {
+    vi.mocked(navigation.currentPath).mockReturnValue('/login');
+    otherTabWrites(STORAGE_KEY, storedBy(null));
+    expect(hardNavigate).not.toHaveBeenCalled();
+    expect(store.getState().session.token).toBeNull();
+    store.dispatch(setUser({ user: makeUser(), token: 'signed-in-here' }));
+    await persistor.flush();
+    expect(window.localStorage.getItem(STORAGE_KEY)).toContain('signed-in-here');
+  });
+
   it('on the share link page (no part in a session) stays, and only follows in memory', async () => {
     vi.mocked(navigation.currentPath).mockReturnValue('/x');
     otherTabWrites(STORAGE_KEY, storedBy(null));

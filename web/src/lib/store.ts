@@ -136,15 +136,18 @@ bindSession({
 // writes nothing more to storage: the stored session is the other tab's (lib/session-sync.ts).
 followOtherTabs(() => store.getState().session.token, {
   ended: () => {
-    // The share link page has no part in a session: it stays, and only forgets the old one.
-    if (currentPath() === paths.externalLink) {
+    // Read first: once the session is cleared, a signed-in page's guard moves the router by itself.
+    const path = currentPath();
+    // The share link page has no part in a session, and the login page has nothing to leave: they
+    // stay, and only forget the old session.
+    if (path === paths.externalLink || path === paths.login) {
       store.dispatch(clearSession());
       return;
     }
     persistor.pause();
     store.dispatch(clearSession());
     markSessionEnded();
-    if (currentPath() !== '/login') hardNavigate('/login');
+    hardNavigate(paths.login);
   },
   replaced: () => {
     if (currentPath() === paths.externalLink) {

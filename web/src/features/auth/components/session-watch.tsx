@@ -33,7 +33,7 @@ const LOGOUT_WAIT_MS = 3_000;
 /**
  * Automatic logout (`docs/security.md` › Identity and sessions): the server ends a session unused for
  * the idle limit, but a screen left open would go on showing what it had read. This watch logs out on
- * the screen too, once the user has done nothing for the limit in any tab (activity.ts), after a
+ * the screen too, once the user has done nothing for the limit in any tab (lib/user-activity.ts), after a
  * minute's warning over a blurred page; at the session's absolute end it leaves at once. An active
  * user's session is kept alive on the server while they work on data the page already has (a long
  * report, a DICOM stack).
