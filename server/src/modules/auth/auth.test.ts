@@ -266,28 +266,24 @@ describe('sessions', () => {
       const { expiresInMs } = res.json().data;
       expect(Math.abs(Date.now() + expiresInMs - rows[0]!.expires_at.getTime())).toBeLessThan(5_000);
 
+      /** The session's idle time after asking, when its last use was `ago` before (a PostgreSQL interval). */
+      const idleAfterAsking = async (ago: string) => {
+        await sql`update sessions set last_seen_at = now() - ${ago}::interval where user_id = ${u.user.id}`.execute(
+          t.app.ctx.database.db,
+        );
+        // Time passed in the database only: what this process read of the session goes too.
+        t.app.ctx.sessionCache.forget(null);
+        expect((await status(u.token)).statusCode).toBe(200);
+        const seen = await sql<{ idle_s: number }>`
+          select extract(epoch from now() - last_seen_at)::int as idle_s from sessions where user_id = ${u.user.id}`.execute(
+          t.app.ctx.database.db,
+        );
+        return seen.rows[0]!.idle_s;
+      };
       // Eleven minutes without a request: asking is activity, so the session lives on from now.
-      await sql`update sessions set last_seen_at = now() - interval '11 minutes' where user_id = ${u.user.id}`.execute(
-        t.app.ctx.database.db,
-      );
-      t.app.ctx.sessionCache.forget(null);
-      expect((await status(u.token)).statusCode).toBe(200);
-      const seen = await sql<{ idle_s: number }>`
-        select extract(epoch from now() - last_seen_at)::int as idle_s from sessions where user_id = ${u.user.id}`.execute(
-        t.app.ctx.database.db,
-      );
-      expect(seen.rows[0]!.idle_s).toBeLessThan(60);
+      expect(await idleAfterAsking('11 minutes')).toBeLessThan(60);
       // Noted at once, not up to a minute late as other requests are (the client counts on it).
-      await sql`update sessions set last_seen_at = now() - interval '40 seconds' where user_id = ${u.user.id}`.execute(
-        t.app.ctx.database.db,
-      );
-      t.app.ctx.sessionCache.forget(null);
-      expect((await status(u.token)).statusCode).toBe(200);
-      const again = await sql<{ idle_s: number }>`
-        select extract(epoch from now() - last_seen_at)::int as idle_s from sessions where user_id = ${u.user.id}`.execute(
-        t.app.ctx.database.db,
-      );
-      expect(again.rows[0]!.idle_s).toBeLessThan(5);
+      expect(await idleAfterAsking('40 seconds')).toBeLessThan(5);
 
       expect((await status()).statusCode).toBe(401);
       expect((await post('/api/auth/logout', undefined, u.token)).statusCode).toBe(200);
