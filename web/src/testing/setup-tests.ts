@@ -4,6 +4,7 @@ import { afterEach, beforeAll } from 'vitest';
 import { apiSlice } from '../lib/api-slice';
 import { clearSession } from '../lib/session';
 import { store } from '../lib/store';
+import { resetActivity } from '../lib/user-activity';
 import { server } from './server';
 
 // The web project runs its files one after another in one module graph per worker (vitest.config.ts:
@@ -34,4 +35,6 @@ afterEach(async () => {
   store.dispatch(clearSession());
   window.localStorage.clear();
   window.sessionStorage.clear();
+  // The user's last activity is the module's too (its last write, a pending one): as if none yet.
+  resetActivity();
 });
