@@ -44,6 +44,23 @@ describe('SessionWatch (automatic logout)', () => {
   let hardNavigate: ReturnType<typeof vi.spyOn>;
   let onLogout: ReturnType<typeof vi.fn<() => void>>;
 
+  /** `steps` times: `act`, then 10 s. */
+  async function activeFor(steps: number, act: () => void) {
+    for (let i = 0; i < steps; i++) {
+      act();
+      await later(10_000);
+    }
+  }
+
+  /** No warning, no logout, and between `least` and `most` questions to the server. */
+  function expectStillSignedIn(requests: Request[], [least, most]: [number, number]) {
+    expect(screen.queryByRole('dialog')).not.toBeInTheDocument();
+    expect(hardNavigate).not.toHaveBeenCalled();
+    const asks = requestsTo(requests, 'GET', '/auth/session').length;
+    expect(asks).toBeGreaterThanOrEqual(least);
+    expect(asks).toBeLessThanOrEqual(most);
+  }
+
   beforeEach(() => {
     vi.useFakeTimers({
       toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date', 'requestAnimationFrame'],
@@ -94,17 +111,10 @@ describe('SessionWatch (automatic logout)', () => {
     const requests = recordRequests();
     renderWithProviders(<SessionWatch onLogout={onLogout} />);
     await later(FIRST_ASK_MS + 100);
-    // Twenty minutes of work on what the page already has: a key or a wheel every 10 s.
-    for (let i = 0; i < 120; i++) {
-      fireEvent.keyDown(document.body, { key: 'ArrowDown' });
-      await later(10_000);
-    }
-    expect(screen.queryByRole('dialog')).not.toBeInTheDocument();
-    expect(hardNavigate).not.toHaveBeenCalled();
-    // Every 30 to 31 s (the next look after 30 s): 20 minutes make 38 to 41 questions.
-    const asks = requestsTo(requests, 'GET', '/auth/session').length;
-    expect(asks).toBeGreaterThanOrEqual(37);
-    expect(asks).toBeLessThanOrEqual(41);
+    // Twenty minutes of work on what the page already has: a key or a wheel every 10 s. Questions
+    // every 30 to 31 s (the next look after 30 s): 38 to 41.
+    await activeFor(120, () => fireEvent.keyDown(document.body, { key: 'ArrowDown' }));
+    expectStillSignedIn(requests, [37, 41]);
   });
 
   it('does not take the page scrolling itself, or a pointer that did not move, for the user', async () => {
@@ -125,17 +135,9 @@ describe('SessionWatch (automatic logout)', () => {
     const requests = recordRequests();
     renderWithProviders(<SessionWatch onLogout={onLogout} />);
     await later(FIRST_ASK_MS + 100);
-    // Forty minutes of a study import: its progress every 10 s.
-    for (let i = 0; i < 240; i++) {
-      recordActivity();
-      await later(10_000);
-    }
-    expect(screen.queryByRole('dialog')).not.toBeInTheDocument();
-    expect(hardNavigate).not.toHaveBeenCalled();
-    // Every 30 to 31 s: forty minutes make 77 to 81 questions.
-    const asks = requestsTo(requests, 'GET', '/auth/session').length;
-    expect(asks).toBeGreaterThanOrEqual(76);
-    expect(asks).toBeLessThanOrEqual(81);
+    // Forty minutes of a study import, its progress every 10 s: questions every 30 to 31 s, 77 to 81.
+    await activeFor(240, () => recordActivity());
+    expectStillSignedIn(requests, [76, 81]);
   });
 
   it("counts the user's activity in another tab of the browser", async () => {

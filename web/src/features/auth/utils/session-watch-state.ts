@@ -3,8 +3,8 @@ export const WARN_BEFORE_MS = 60_000;
 
 /**
  * What the page knows of its session: the idle limit, and the absolute end on this browser's clock
- * (the server's remaining time counted from the answer's arrival, so a clock that is off does not
- * move it).
+ * (the server's remaining time counted from when the question was sent, so a clock that is off does
+ * not move it).
  */
 export type WatchedSession = { idleMs: number; endsAt: number };
 
