@@ -2,6 +2,7 @@ import { IncomingMessage, type Server } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config.ts';
+import { addressBlock } from './client-address.ts';
 
 /**
  * The routes whose body may honestly take minutes (a max_upload_mb file, a STOW-RS study, on a slow link): they get
@@ -36,15 +37,16 @@ export function serverTimeouts(http: Config['http']) {
 }
 
 /**
- * At most `max` open sockets per remote address: the (max+1)-th is closed at once, before a byte
- * is read. Without it one address could hold every file descriptor with idle or trickling sockets.
+ * At most `max` open sockets per remote address block (an IPv6 address's /64: addressBlock): the
+ * (max+1)-th is closed at once, before a byte is read. Without it one address could hold every file
+ * descriptor with idle or trickling sockets, and one client given a /64 would have 2^64 addresses.
  * The address is the socket's own, never X-Forwarded-For (which the client writes).
  */
-export function capConnectionsPerAddress(server: Server, max: number) {
+export function capConnectionsPerAddress(server: Pick<Server, 'on'>, max: number) {
   if (max <= 0) return;
   const open = new Map<string, number>();
   server.on('connection', (socket: Socket) => {
-    const address = socket.remoteAddress;
+    const address = addressBlock(socket.remoteAddress ?? null);
     if (!address) return;
     const count = (open.get(address) ?? 0) + 1;
     if (count > max) {
