@@ -92,6 +92,10 @@ export function createAuthRepository(db: Db) {
         .where('consumed_at', 'is', null)
         .execute(),
 
+    /**
+     * A new code of the purpose; the account's earlier open ones end with it, unless `keepEarlier`
+     * (a code still to be mailed: `retireEarlierCodes` once it is out, `deleteCode` if it cannot go).
+     */
     async issueCode(c: {
       userId: string;
       purpose: CodePurpose;
@@ -100,15 +104,17 @@ export function createAuthRepository(db: Db) {
       expiresAt: Date;
       /** Hash of the address block the code goes to (`codeAddress`); null: any address is the owner's. */
       issuedTo?: string | null;
-    }) {
-      await db
-        .updateTable('one_time_codes')
-        .set({ consumed_at: new Date() })
-        .where('user_id', '=', c.userId)
-        .where('purpose', '=', c.purpose)
-        .where('consumed_at', 'is', null)
-        .execute();
-      await db
+      keepEarlier?: boolean;
+    }): Promise<string> {
+      if (!c.keepEarlier)
+        await db
+          .updateTable('one_time_codes')
+          .set({ consumed_at: new Date() })
+          .where('user_id', '=', c.userId)
+          .where('purpose', '=', c.purpose)
+          .where('consumed_at', 'is', null)
+          .execute();
+      const row = await db
         .insertInto('one_time_codes')
         .values({
           user_id: c.userId,
@@ -118,8 +124,27 @@ export function createAuthRepository(db: Db) {
           expires_at: c.expiresAt,
           issued_to: c.issuedTo ?? null,
         })
-        .execute();
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      return row.id;
     },
+
+    /** Ends the account's open codes of the purpose issued before `code` (a later one stays: a resend racing this one). */
+    retireEarlierCodes: (userId: string, purpose: CodePurpose, codeId: string) =>
+      db
+        .updateTable('one_time_codes')
+        .set({ consumed_at: new Date() })
+        .where('user_id', '=', userId)
+        .where('purpose', '=', purpose)
+        .where('consumed_at', 'is', null)
+        .where('id', '!=', codeId)
+        .where('created_at', '<=', (eb) =>
+          eb.selectFrom('one_time_codes as issued').select('issued.created_at').where('issued.id', '=', codeId),
+        )
+        .execute(),
+
+    /** A code whose mail could not go out: nobody has it, and it must not count as sent. */
+    deleteCode: (codeId: string) => db.deleteFrom('one_time_codes').where('id', '=', codeId).execute(),
 
     latestCode: (userId: string, purpose: CodePurpose) =>
       db

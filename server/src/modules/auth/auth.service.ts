@@ -227,25 +227,20 @@ export function createAuthService(deps: Deps) {
     return null;
   }
 
-  async function sendVerificationCode(
-    user: { id: string; email: string; firstname: string },
-    reason: 'register' | 'login',
-    expiry: { at: Date; minutes: number },
-    ip: string | null,
-    r = repo,
-  ) {
+  /** A sign-in's second factor: a new code (the earlier ones end) and its mail. */
+  async function sendSignInCode(user: { id: string; email: string; firstname: string }, ip: string | null) {
     const code = generateCode();
-    const { at, minutes } = expiry;
-    await r.issueCode({
+    const { at, minutes } = await codeExpiry();
+    await repo.issueCode({
       userId: user.id,
       purpose: 'verify',
-      // The address that passed the password (or registered): its tries are the owner's.
+      // The address that passed the password: its tries are the owner's.
       issuedTo: codeAddress(ip),
       codeHash: await hasher.hash(code),
       tokenHash: null,
       expiresAt: at,
     });
-    const mail = verificationCodeMail(user.firstname, code, minutes, reason);
+    const mail = verificationCodeMail(user.firstname, code, minutes, 'login');
     await timedSend({ to: user.email, ...mail, devCode: code });
   }
 
@@ -299,21 +294,46 @@ export function createAuthService(deps: Deps) {
       return;
     }
     const { at, minutes } = await codeExpiry();
-    // Code and mail in one transaction: a mail that cannot go out leaves the earlier code working.
-    await transaction.run(async ({ auth }) => {
-      await auth.issueCode({
-        userId: user.id,
-        purpose: 'verify',
-        codeHash,
-        tokenHash: null,
-        expiresAt: at,
-        // The sign-in's address, not the resend's: anyone may ask for a resend.
-        issuedTo: last.issued_to,
-      });
-      const mail = verificationCodeMail(user.firstname, code, minutes, user.email_verified_at ? 'login' : 'register');
-      await mailer.send({ to: user.email, ...mail, devCode: code });
+    const codeId = await repo.issueCode({
+      userId: user.id,
+      purpose: 'verify',
+      codeHash,
+      tokenHash: null,
+      expiresAt: at,
+      // The sign-in's address, not the resend's: anyone may ask for a resend.
+      issuedTo: last.issued_to,
+      keepEarlier: true,
     });
-    await audit.record(aboutAccount(user.id, ctx, { action: 'auth.code.resend' }));
+    const mail = verificationCodeMail(user.firstname, code, minutes, user.email_verified_at ? 'login' : 'register');
+    await mailIssuedCode(user.id, 'verify', codeId, { to: user.email, ...mail, devCode: code }, [
+      aboutAccount(user.id, ctx, { action: 'auth.code.resend' }),
+    ]);
+  }
+
+  /**
+   * Mails a code issued with `keepEarlier`, holding no transaction while SMTP answers (on PGlite one
+   * would hold every query of the server; on PostgreSQL a connection and the rows it locked). Once
+   * the mail is out, the account's earlier codes of the purpose end, with `sent`'s audit rows; a mail
+   * that cannot go out deletes the new code and leaves the earlier one working (docs/security.md ›
+   * Identity and sessions).
+   */
+  async function mailIssuedCode(
+    userId: string,
+    purpose: CodePurpose,
+    codeId: string,
+    message: Parameters<Mailer['send']>[0],
+    sent: AuditEvent[],
+  ): Promise<void> {
+    try {
+      await mailer.send(message);
+    } catch (err) {
+      await repo.deleteCode(codeId);
+      throw err;
+    }
+    await transaction.run(async ({ auth, audit: auditInTx }) => {
+      await auth.retireEarlierCodes(userId, purpose, codeId);
+      await auditInTx(sent);
+    });
   }
 
   /**
@@ -382,15 +402,16 @@ export function createAuthService(deps: Deps) {
     const code = generateCode();
     const token = generateLinkToken();
     const { at, minutes } = await codeExpiry();
-    // Code, mail and audit row in one transaction: a mail that cannot go out leaves no code behind.
-    await transaction.run(async ({ auth, audit: auditInTx }) => {
+    const codeHash = await hasher.hash(code);
+    const codeId = await transaction.run(async ({ auth, audit: auditInTx }) => {
       // One reset at a time per account, its limits read under the lock: requests sent at once each
       // read 'no code a moment ago' before any had written one (on PostgreSQL eight requests sent
-      // eight mails, each with a code that worked). An account deleted since it was read gets no
-      // code, and its old address no mail.
-      if (!(await auth.lockAccount(user.id))) return;
+      // eight mails, each with a code that worked). The new code, written here, is that 'code a
+      // moment ago' for the others while its mail goes out. An account deleted since it was read
+      // gets no code, and its old address no mail.
+      if (!(await auth.lockAccount(user.id))) return null;
       const last = await auth.latestCode(user.id, 'reset');
-      if (last && !last.consumed_at && Date.now() - last.created_at.getTime() < RESEND_INTERVAL_MS) return;
+      if (last && !last.consumed_at && Date.now() - last.created_at.getTime() < RESEND_INTERVAL_MS) return null;
       const since = new Date(Date.now() - 3_600_000);
       if ((await auth.countCodesSince(user.id, 'reset', since)) >= MAX_RESET_CODES_PER_HOUR) {
         await auditInTx([
@@ -400,19 +421,26 @@ export function createAuthService(deps: Deps) {
             reason: 'hourly reset-code limit reached',
           }),
         ]);
-        return;
+        return null;
       }
-      await auth.issueCode({
+      return auth.issueCode({
         userId: user.id,
         purpose: 'reset',
-        codeHash: await hasher.hash(code),
+        codeHash,
         tokenHash: sha256Hex(token),
         expiresAt: at,
+        keepEarlier: true,
       });
-      const link = `${deps.publicUrl}/reset-password?token=${encodeURIComponent(token)}`;
-      await mailer.send({ to: user.email, ...passwordResetMail(user.firstname, code, link, minutes), devCode: code });
-      await auditInTx([aboutAccount(user.id, ctx, { action: 'auth.password.forgot' })]);
     });
+    if (codeId === null) return;
+    const link = `${deps.publicUrl}/reset-password?token=${encodeURIComponent(token)}`;
+    await mailIssuedCode(
+      user.id,
+      'reset',
+      codeId,
+      { to: user.email, ...passwordResetMail(user.firstname, code, link, minutes), devCode: code },
+      [aboutAccount(user.id, ctx, { action: 'auth.password.forgot' })],
+    );
   }
 
   return {
@@ -430,7 +458,13 @@ export function createAuthService(deps: Deps) {
       const passwordHash = await hasher.hash(body.password);
       const expiry = await codeExpiry();
       if (taken.email) return answerAsNew(body, profile, ctx);
-      // User, code, mail and audit row in one transaction: if the mail cannot go out, no account is left behind.
+      // The code's mail first, then user, code and audit row in one transaction: a mail that cannot
+      // go out leaves no account behind, and no transaction waits on SMTP (mailIssuedCode says why).
+      // Two registrations racing for the e-mail both mail a code; one account is made.
+      const code = generateCode();
+      const codeHash = await hasher.hash(code);
+      const mail = verificationCodeMail(body.firstname, code, expiry.minutes, 'register');
+      await timedSend({ to: body.email, ...mail, devCode: code });
       const created = await transaction
         .run(async ({ users: txUsers, auth: txAuth, audit: auditInTx }) => {
           const { id } = await txUsers.create({
@@ -445,7 +479,15 @@ export function createAuthService(deps: Deps) {
             ...profile,
           });
           const user = (await txUsers.getById(id))!;
-          await sendVerificationCode(user, 'register', expiry, ctx.ip, txAuth);
+          await txAuth.issueCode({
+            userId: id,
+            purpose: 'verify',
+            // The address that registered: its tries are the owner's.
+            issuedTo: codeAddress(ctx.ip),
+            codeHash,
+            tokenHash: null,
+            expiresAt: expiry.at,
+          });
           await auditInTx([aboutAccount(id, ctx, { action: 'auth.register', reason: `role=${body.role}` })]);
           return user;
         })
@@ -486,7 +528,7 @@ export function createAuthService(deps: Deps) {
         throw unauthenticated(AuthMessages.invalidCredentials, 'invalid_credentials');
       }
       await throttle.passwordAccepted(body.email, ctx.ip);
-      await sendVerificationCode(user, 'login', await codeExpiry(), ctx.ip);
+      await sendSignInCode(user, ctx.ip);
       await throttle.passwordSignIn(user.id, RESEND_WITHIN_S);
       await audit.record(
         aboutAccount(user.id, ctx, {

@@ -16,6 +16,29 @@ const post = (url: string, payload: unknown, token?: string) =>
   t.request({ method: 'POST', url, payload: payload as object, token });
 const profile = (token: string) => t.request({ method: 'GET', url: '/api/users/profile', token });
 
+/**
+ * The answers to `requests` sent while `mail` is held in the middle of its sending, then the mail
+ * released. A request still waiting after 10 s waited for the mail: it is released then, and the
+ * request's answer stands in as 'waited'.
+ */
+async function whileHeld(
+  mail: { release: () => void },
+  requests: Promise<{ statusCode: number }>[],
+): Promise<{ statusCode: number | 'waited' }[]> {
+  const waited = new Promise<'waited'>((resolve) => setTimeout(() => resolve('waited'), 10_000));
+  const answers = await Promise.all(
+    requests.map((r) =>
+      Promise.race([
+        r.then((a) => ({ statusCode: a.statusCode })),
+        waited.then(() => ({ statusCode: 'waited' as const })),
+      ]),
+    ),
+  );
+  mail.release();
+  await Promise.allSettled(requests);
+  return answers;
+}
+
 function registration(role: 'patient' | 'healthProvider', extra: Record<string, unknown> = {}) {
   const username = uniqueName('u');
   return {
@@ -31,6 +54,43 @@ function registration(role: 'patient' | 'healthProvider', extra: Record<string, 
 }
 
 describe('registration', () => {
+  it('holds no transaction while the registration mail is sent: others are served, then the account works', async () => {
+    const other = await newUser(t, 'patient');
+    const body = registration('patient');
+    const mail = t.smtp.holdNext();
+    const registering = post('/api/auth/register', body);
+    await mail.reached;
+    const [read] = await whileHeld(mail, [profile(other.token)]);
+    expect(read!.statusCode).toBe(200);
+    expect((await registering).statusCode).toBe(201);
+    const confirm = await post('/api/auth/confirm', {
+      email: body.email,
+      code: codeIn(await t.smtp.lastTo(body.email)),
+    });
+    expect(confirm.statusCode, confirm.body).toBe(200);
+  });
+
+  it('holds no transaction while a re-sent code is mailed, and the re-sent code then works', async () => {
+    const u = await newUser(t, 'patient');
+    const db = t.app.ctx.database.db;
+    expect((await post('/api/auth/login', { email: u.user.email, password: u.password })).statusCode).toBe(200);
+    const first = codeIn(await t.smtp.lastTo(u.user.email));
+    await sql`update one_time_codes set created_at = created_at - interval '2 minutes' where user_id = ${u.user.id}`.execute(
+      db,
+    );
+    const other = await newUser(t, 'patient');
+    const mail = t.smtp.holdNext();
+    await post('/api/auth/resend-code', { email: u.user.email });
+    await mail.reached;
+    const [read] = await whileHeld(mail, [profile(other.token)]);
+    expect(read!.statusCode).toBe(200);
+    await t.app.ctx.services.auth.settled();
+    const second = codeIn(await t.smtp.lastTo(u.user.email));
+    if (second !== first)
+      expect((await post('/api/auth/confirm', { email: u.user.email, code: first })).statusCode).toBe(400);
+    expect((await post('/api/auth/confirm', { email: u.user.email, code: second })).statusCode).toBe(200);
+  });
+
   it('registers a patient, mails a 6-digit code and signs in on confirmation', async () => {
     const body = registration('patient', { dob: '1990-01-31', gender: 'Female', bloodgroup: 'A+' });
     const res = await post('/api/auth/register', body);
@@ -478,27 +538,78 @@ describe('password reset', () => {
     expect(open.rows[0]!.n).toBe(1);
   });
 
-  it('holds the account while its reset mail is sent without blocking a share to that account (no deadlock)', async () => {
+  it('holds no transaction while a reset mail is sent: the account signs in and is shared with, others are served', async () => {
     const u = await newUser(t, 'patient');
+    const other = await newUser(t, 'patient');
     const provider = await newUser(t, 'healthProvider');
     const image = await uploadFile(t, provider.token, fixture('other/photo_hopper_portrait.jpg'), { caption: 'Held' });
     expect(image.statusCode).toBe(201);
     const mail = t.smtp.holdNext();
     await post('/api/auth/forgot-password', { email: u.user.email });
     await mail.reached;
-    // The reset's transaction holds the account's row; a share to the account points at that row.
-    const sharing = t.request({
-      method: 'POST',
-      url: '/api/sharing/request',
-      token: provider.token,
-      payload: { imagemetadataId: image.json().data.id, createdfor: u.user.id },
-    });
-    await new Promise((r) => setTimeout(r, 300));
-    mail.release();
-    const shared = await sharing;
-    expect(shared.statusCode, shared.body).toBe(201);
+    // Each of these waited for the mail while it was sent inside the reset's transaction (on PGlite,
+    // every query of the server did).
+    const answered = await whileHeld(mail, [
+      profile(other.token),
+      t.request({
+        method: 'POST',
+        url: '/api/sharing/request',
+        token: provider.token,
+        payload: { imagemetadataId: image.json().data.id, createdfor: u.user.id },
+      }),
+      post('/api/auth/login', { email: u.user.email, password: u.password }),
+    ]);
+    expect(answered.map((a) => a.statusCode)).toEqual([200, 201, 200]);
     await t.app.ctx.services.auth.settled();
-    expect(t.smtp.mails.filter((m) => m.to.includes(u.user.email) && /Reset/.test(m.subject))).toHaveLength(1);
+    const resetMails = t.smtp.mails.filter((m) => m.to.includes(u.user.email) && /Reset/.test(m.subject));
+    expect(resetMails).toHaveLength(1);
+    // Once mailed, the code works.
+    const reset = await post('/api/auth/reset-password', {
+      email: u.user.email,
+      otp: codeIn(resetMails[0]!),
+      newPassword: 'Mailed-after-the-hold-passphrase-5',
+    });
+    expect(reset.statusCode, reset.body).toBe(200);
+  });
+
+  it('keeps the earlier reset link while the next mail cannot go out, and ends it once one does', async () => {
+    const u = await newUser(t, 'patient');
+    const db = t.app.ctx.database.db;
+    const linkIn = (mail: { text: string }) => decodeURIComponent(/token=([^\s]+)/.exec(mail.text)![1]!);
+    const forgot = async () => {
+      // Past the one-a-minute rule each time.
+      await sql`update one_time_codes set created_at = now() - interval '2 minutes' where user_id = ${u.user.id} and purpose = 'reset'`.execute(
+        db,
+      );
+      await post('/api/auth/forgot-password', { email: u.user.email });
+      await t.app.ctx.services.auth.settled();
+    };
+    const resetCodes = async () =>
+      (
+        await sql<{ open: boolean }>`select consumed_at is null as open from one_time_codes
+          where user_id = ${u.user.id} and purpose = 'reset' order by created_at`.execute(db)
+      ).rows.map((r) => r.open);
+
+    await forgot();
+    const first = linkIn(await t.smtp.lastTo(u.user.email));
+    t.smtp.setFailing(true);
+    try {
+      await forgot();
+    } finally {
+      t.smtp.setFailing(false);
+    }
+    // The unmailed code is gone (it counts toward no limit); the first one is still open.
+    expect(await resetCodes()).toEqual([true]);
+
+    await forgot();
+    const third = linkIn(await t.smtp.lastTo(u.user.email));
+    expect(third).not.toBe(first);
+    expect(await resetCodes()).toEqual([false, true]);
+    expect(
+      (await post('/api/auth/reset-password', { token: first, password: 'The-first-link-has-ended-6' })).statusCode,
+    ).toBe(400);
+    const reset = await post('/api/auth/reset-password', { token: third, password: 'The-third-link-works-7' });
+    expect(reset.statusCode, reset.body).toBe(200);
   });
 
   it('ends every code issued before a reset: a sign-in code asked for with the old password no longer works', async () => {
