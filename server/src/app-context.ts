@@ -284,6 +284,8 @@ export async function createAppContext(config: Config, log: Logger) {
     hasher,
     /** The DICOM engine: tests hold a de-identification here, the same way. */
     dicomEngine,
+    /** The encrypted blob store the services read and write: tests put a deletion inside a read here. */
+    store,
     dimse,
     async close() {
       // Associations first: the instances they are storing need the database and the store.

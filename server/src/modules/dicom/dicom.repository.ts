@@ -2,7 +2,7 @@ import { type Insertable, sql } from 'kysely';
 import type { Db } from '../../db/db.ts';
 import type { ImageRow, ImagesTable } from '../../db/schema.ts';
 import { listedContentSql } from '../images/access-policy.ts';
-import { lockLiveImages } from '../images/images.repository.ts';
+import { isLiveImage, lockLiveImages } from '../images/images.repository.ts';
 import { instanceCopyKeySql } from '../images/study-instance.ts';
 
 /**
@@ -195,6 +195,8 @@ export function createDicomRepository(db: Db) {
      * copy wait here for each other, and a deletion of it waits for them. False when it is gone.
      */
     lockLiveImage: async (id: string): Promise<boolean> => (await lockLiveImages(db, [id])) === 1,
+
+    isLive: (id: string): Promise<boolean> => isLiveImage(db, id),
 
     /** The sealed parsed metadata of an image, if it was stored. */
     metadataOf: async (imageId: string): Promise<Uint8Array | null> =>

@@ -247,6 +247,30 @@ describe('metadata and PHI', () => {
 
     expect((await get(`/api/images/${id}/dicom/metadata`, other.token)).statusCode).toBe(404);
   });
+
+  it('answers 404, not 500, to a de-identified share whose source is deleted while its copy is read', async () => {
+    const source = (await upload('ct_explicit_le_16bit_signed_small.dcm')).json().data;
+    await t.app.ctx.services.images.idle();
+    const store = t.app.ctx.store;
+    const readAll = store.readAll.bind(store);
+    let deleted: number | undefined;
+    store.readAll = async (...args) => {
+      store.readAll = readAll;
+      deleted = (await t.request({ method: 'DELETE', url: `/api/upload/image/${source.id}`, token: doc.token }))
+        .statusCode;
+      await t.app.ctx.services.images.idle();
+      rmSync(join(t.dataDir, 'blobs', source.id.slice(0, 2), source.id), { force: true });
+      blobsBefore = blobCount();
+      return readAll(...args);
+    };
+    let blobsBefore: number | undefined;
+    const share = await shareTo(source.id, await newUser(t, 'healthProvider'), { deidentify: true }, false);
+    expect(deleted).toBe(200);
+    expect(share.statusCode, share.body).toBe(404);
+    expect(share.json().message).toBe('Image not found');
+    // No copy left behind.
+    expect(blobCount()).toBe(blobsBefore);
+  });
 });
 
 describe.skipIf(!hasDcmtk)(`de-identified sharing (${hasDcmtk ? 'dcmdump found' : NO_DCMTK})`, () => {

@@ -2,7 +2,7 @@ import type { Readable } from 'node:stream';
 import type { Logger } from 'pino';
 import { type ExpectedPlaintext, IntegrityError, type WrappedKey } from '../../crypto/envelope.ts';
 import type { ImageRow } from '../../db/schema.ts';
-import { AppError, loggedMessage } from '../../errors.ts';
+import { AppError, loggedMessage, notFound } from '../../errors.ts';
 import type { EncryptedStore } from '../../storage/encrypted-store.ts';
 import { BlobNotFoundError } from '../../storage/storage.ts';
 import type { DicomEngine } from './dicom-engine.ts';
@@ -38,7 +38,8 @@ export function createStoredDicom({ store, repo, engine, log }: Deps) {
 
   /**
    * One read of an image's stored object: a missing or forged one is the image's integrity failure
-   * (logged, 500 without details), anything else passes as it is.
+   * (logged, 500 without details), unless it went with its image, deleted since its row was read
+   * (404); anything else passes as it is.
    */
   async function reading<T>(
     image: ImageRow,
@@ -47,6 +48,7 @@ export function createStoredDicom({ store, repo, engine, log }: Deps) {
     try {
       return await read(image.storage_key, wrappedOf(image), { sha256: image.sha256, size: image.size_bytes });
     } catch (err) {
+      if (err instanceof BlobNotFoundError && !(await repo.isLive(image.id))) throw notFound('Image not found');
       if (err instanceof IntegrityError || err instanceof BlobNotFoundError) throw integrityFailed(image, err);
       throw err;
     }

@@ -95,6 +95,20 @@ export async function lockLiveImages(db: Db, ids: readonly string[]): Promise<nu
   return rows.length;
 }
 
+/**
+ * Whether the image is live. A blob found missing under a row deleted meanwhile went with its image
+ * (a read racing the deletion: 404), not astray (an integrity failure: 500).
+ */
+export async function isLiveImage(db: Db, id: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('images')
+    .select('id')
+    .where('id', '=', id)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
 export function createImagesRepository(db: Db) {
   const imagesWithPeople = () =>
     db
@@ -251,6 +265,8 @@ export function createImagesRepository(db: Db) {
 
     /** A live (not deleted) image with the names of its uploader and patient. */
     getLive: (id: string): Promise<ImageWithPeople | undefined> => liveById(id).then((rows) => rows[0]),
+
+    isLive: (id: string): Promise<boolean> => isLiveImage(db, id),
 
     /** Whether any row (live or deleted) has this id: its blob is then the row's, not a stray. */
     hasRow: async (id: string): Promise<boolean> =>

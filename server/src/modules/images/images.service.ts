@@ -210,6 +210,19 @@ export function createImagesService(deps: Deps) {
         body = bodyOfChecked(owned);
       } else body = await store.open(object.key, object.wrapped, object.expected);
     } catch (err) {
+      if (err instanceof BlobNotFoundError && !(await repo.isLive(image.id))) {
+        // Deleted since its row was read: gone, as for a read a moment later.
+        await audit.recordQuietly({
+          userId,
+          action,
+          table: 'images',
+          recordId: image.id,
+          ip,
+          status: 'failure',
+          reason: [event.reason, 'deleted meanwhile'].filter(Boolean).join('; '),
+        });
+        throw notFound('Image not found');
+      }
       if (err instanceof IntegrityError || err instanceof BlobNotFoundError) {
         log.error({ imageId: image.id, problem: err.message }, 'stored image cannot be read');
         await audit.recordQuietly({

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import sharp from 'sharp';
@@ -125,6 +125,47 @@ describe('content reads: small files whole, large ones streamed', () => {
       .where('action_type', '=', 'image.view')
       .execute();
     expect(rows).toEqual([{ action_type: 'image.view', status: 'failure', reason: 'integrity' }]);
+  });
+
+  it('answers 404 to a read whose image is deleted between its row and its blob, and 500 to a live image whose blob is gone', async () => {
+    const f = fixture('other/photo_chelsea_cat.png');
+    const upload = async () => (await uploadFile(t, doc.token, f)).json().data.id as string;
+    const blobOf = (id: string) => join(t.dataDir, 'blobs', id.slice(0, 2), id);
+    const read = (id: string) => t.request({ method: 'GET', url: `/api/images/${id}/content`, token: doc.token });
+    const rowsOf = (id: string) =>
+      t.app.ctx.database.db
+        .selectFrom('audit_logs')
+        .select(['status', 'reason'])
+        .where('record_id', '=', id)
+        .where('action_type', '=', 'image.view')
+        .execute();
+
+    // The deletion lands while the read is between its row and its blob (the store's read, held).
+    const raced = await upload();
+    await storage().idle();
+    const store = t.app.ctx.store;
+    const readPieces = store.readPieces.bind(store);
+    let deleted: number | undefined;
+    store.readPieces = async (...args) => {
+      store.readPieces = readPieces;
+      deleted = (await t.request({ method: 'DELETE', url: `/api/upload/image/${raced}`, token: doc.token })).statusCode;
+      await storage().idle();
+      rmSync(blobOf(raced), { force: true });
+      return readPieces(...args);
+    };
+    const res = await read(raced);
+    expect(deleted).toBe(200);
+    expect(res.statusCode, res.body).toBe(404);
+    expect(res.json().message).toBe('Image not found');
+    expect(await rowsOf(raced)).toEqual([{ status: 'failure', reason: 'deleted meanwhile' }]);
+
+    // A live image's blob gone astray is still the integrity failure it was.
+    const lost = await upload();
+    await storage().idle();
+    rmSync(blobOf(lost));
+    const broken = await read(lost);
+    expect(broken.statusCode).toBe(500);
+    expect(broken.json().code).toBe('integrity_failed');
   });
 
   it('streams a file over WHOLE_READ_MAX_BYTES back byte for byte', async () => {

@@ -551,6 +551,43 @@ describe('a de-identified study share', () => {
     expect(shares.rows[0]!.n).toBe(0);
   });
 
+  it('refuses (404), not 500, a share whose sources are deleted, blobs and all, before their copies read them', async () => {
+    const patient = await newUser(t, 'patient');
+    const study = await uploadStudy(owner, [2], 'Deleted before read');
+    const engine = t.app.ctx.dicomEngine as { deidentify: (...args: never[]) => Promise<unknown> };
+    const original = engine.deidentify;
+    let arrived!: () => void;
+    const reached = new Promise<void>((resolve) => (arrived = resolve));
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    // Every de-identification waits until the sources are gone: each then reads a blob that is not there.
+    engine.deidentify = async (...args) => {
+      arrived();
+      await released;
+      return original(...args);
+    };
+    try {
+      const sharing = post(
+        `/api/studies/${study.studyUid}/share`,
+        { createdfor: patient.user.id, deidentify: true },
+        owner.token,
+      );
+      await reached;
+      for (const id of study.ids)
+        expect(
+          (await t.request({ method: 'DELETE', url: `/api/upload/image/${id}`, token: owner.token })).statusCode,
+        ).toBe(200);
+      await t.app.ctx.services.images.idle();
+      for (const id of study.ids) rmSync(join(t.dataDir, 'blobs', id.slice(0, 2), id), { force: true });
+      release();
+      const res = await sharing;
+      expect(res.statusCode, res.body).toBe(404);
+      expect(res.json().message).toBe('Image not found');
+    } finally {
+      engine.deidentify = original;
+    }
+  });
+
   it('refuses (409) a study with an image flagged with burned-in annotation, storing no copy, no share and sending no mail', async () => {
     const patient = await newUser(t, 'patient');
     const study = await uploadStudy(owner, [2], 'Flagged', ['(0028,0301)=YES']);
