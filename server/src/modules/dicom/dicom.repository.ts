@@ -4,6 +4,12 @@ import type { ImageRow, ImagesTable } from '../../db/schema.ts';
 import { listedContentSql } from '../images/access-policy.ts';
 import { isLiveImage, lockLiveImages } from '../images/images.repository.ts';
 import { instanceCopyKeySql } from '../images/study-instance.ts';
+import { chunks } from '../../db/chunks.ts';
+
+/** Image rows bound by one INSERT: ~40 parameters each, well under the 65 535 a statement may bind. */
+const COPY_ROWS_PER_STATEMENT = 500;
+/** Sealed metadata (a few KB to tens of KB a copy) sent in one INSERT, at most. */
+const METADATA_BYTES_PER_STATEMENT = 4 * 1024 * 1024;
 
 /**
  * Who asks, for visibility: the same rule as image content (uploader, image:view_all, verified live
@@ -186,6 +192,32 @@ export function createDicomRepository(db: Db) {
         .executeTakeFirst(),
 
     insertImage: (row: Insertable<ImagesTable>) => db.insertInto('images').values(row).execute(),
+
+    /**
+     * A study share's de-identified copies: their rows, then their sealed metadata, a few statements
+     * for a whole study. The share's transaction holds them (on PGlite, the server's one connection):
+     * one row at a time, a 5 000-instance study took 10 000 round trips.
+     */
+    async insertCopies(copies: ReadonlyArray<{ row: Insertable<ImagesTable>; sealed: Uint8Array }>): Promise<void> {
+      for (const part of chunks(copies, COPY_ROWS_PER_STATEMENT))
+        await db
+          .insertInto('images')
+          .values(part.map((c) => c.row))
+          .execute();
+      let part: Array<{ image_id: string; sealed: Uint8Array }> = [];
+      let bytes = 0;
+      const flush = async () => {
+        if (part.length) await db.insertInto('dicom_metadata').values(part).execute();
+        part = [];
+        bytes = 0;
+      };
+      for (const { row, sealed } of copies) {
+        if (bytes + sealed.length > METADATA_BYTES_PER_STATEMENT) await flush();
+        part.push({ image_id: row.id as string, sealed });
+        bytes += sealed.length;
+      }
+      await flush();
+    },
 
     /** The live source images among `ids`, locked (images.repository.ts › `lockLiveImages`); how many. */
     lockLiveImages: (ids: readonly string[]): Promise<number> => lockLiveImages(db, ids),

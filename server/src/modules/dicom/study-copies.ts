@@ -183,10 +183,7 @@ export function createStudyCopies({ store, engine, images, log, concurrency = 2 
           // saw. A deletion waits for this lock, or committed first and the share fails (404).
           const sources = [...new Set(made.map((m) => m.source.id))];
           if ((await dicom.lockLiveImages(sources)) < sources.length) throw notFound('Image not found');
-          for (const m of made) {
-            await dicom.insertImage({ ...m.row, copy_for_group: groupId });
-            await dicom.saveMetadata(m.id, m.sealed);
-          }
+          await dicom.insertCopies(made.map((m) => ({ row: { ...m.row, copy_for_group: groupId }, sealed: m.sealed })));
         },
       };
     },

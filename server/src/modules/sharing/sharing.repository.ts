@@ -2,6 +2,7 @@ import type { RoleName } from '@medshare/contracts';
 import { type RawBuilder, sql } from 'kysely';
 import { randomUUID } from 'node:crypto';
 import { type Db, PREPARED } from '../../db/db.ts';
+import { chunks } from '../../db/chunks.ts';
 import type { ShareGroupRow, ShareRow } from '../../db/schema.ts';
 import { type AuditCtes, appendAuditIn } from '../audit/audit.repository.ts';
 import { instanceCopyKeySql } from '../images/study-instance.ts';
@@ -37,9 +38,6 @@ export interface GroupCounts {
 const MEMBER_CHUNK = 1_000;
 /** Ids bound by one `IN (…)` list. */
 const ID_CHUNK = 5_000;
-
-const chunks = <T>(items: T[], size: number): T[][] =>
-  Array.from({ length: Math.ceil(items.length / size) }, (_, i) => items.slice(i * size, (i + 1) * size));
 
 /** Who manages study shares: the uploader of one of their images or their creator, or anyone with `all`. */
 export interface ShareManager {
