@@ -25,6 +25,7 @@ import { createIngestRepository } from './modules/dicom/ingest.repository.ts';
 import { createStowService } from './modules/dicom/stow.service.ts';
 import { createStudyCopies } from './modules/dicom/study-copies.ts';
 import { type ImagesService, createImagesService } from './modules/images/images.service.ts';
+import { isLiveImage } from './modules/images/images.repository.ts';
 import { createMessagesService } from './modules/messages/messages.service.ts';
 import { createRolesRepository } from './modules/roles/roles.repository.ts';
 import { createRolesService } from './modules/roles/roles.service.ts';
@@ -214,7 +215,7 @@ export async function createAppContext(config: Config, log: Logger) {
     onAccessEnded,
     deidentify: dicom.deidentifiedCopyFor,
     // A de-identified study share: fresh copies of every image, UIDs mapped under the share's id.
-    studyCopies: createStudyCopies({ store, engine: dicomEngine, images, log }),
+    studyCopies: createStudyCopies({ store, engine: dicomEngine, images, isLive: (id) => isLiveImage(db, id), log }),
   });
   later.images = images;
   later.sharing = sharing;

@@ -17,6 +17,7 @@ import * as duplicateCheckIndex from './migrations/0014-duplicate-check-index.ts
 import * as revokeLinksOfDeletedAccounts from './migrations/0015-revoke-links-of-deleted-accounts.ts';
 import * as deleteCopiesOfDeletedImages from './migrations/0016-delete-copies-of-deleted-images.ts';
 import * as codeIssuedTo from './migrations/0017-code-issued-to.ts';
+import * as codeAwaitingMail from './migrations/0018-code-awaiting-mail.ts';
 import { errorCode, loggedMessage } from '../errors.ts';
 
 /** Listed here rather than read from disk so the same history runs under any loader. */
@@ -38,6 +39,7 @@ const migrations: Record<string, Migration> = {
   '0015-revoke-links-of-deleted-accounts': revokeLinksOfDeletedAccounts,
   '0016-delete-copies-of-deleted-images': deleteCopiesOfDeletedImages,
   '0017-code-issued-to': codeIssuedTo,
+  '0018-code-awaiting-mail': codeAwaitingMail,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -94,6 +94,8 @@ export interface OneTimeCodesTable {
    */
   issued_to: string | null;
   foreign_attempts: Generated<number>;
+  /** Written, its mail not yet sent (migration 0018): counts for the limits, is never checked. */
+  awaiting_mail: Generated<boolean>;
   consumed_at: Timestamp | null;
   created_at: Generated<Date>;
 }
@@ -190,6 +192,7 @@ export type NewUser = Insertable<UsersTable>;
 export type UserUpdate = Updateable<UsersTable>;
 export type SessionRow = Selectable<SessionsTable>;
 export type AuditLogRow = Selectable<AuditLogsTable>;
+export type CodeRow = Selectable<OneTimeCodesTable>;
 
 /** Parsed DICOM metadata of an image (migration 0008): PHI, so only sealed under the image's data key. */
 export interface DicomMetadataTable {

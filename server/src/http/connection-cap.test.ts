@@ -46,6 +46,7 @@ describe('capConnectionsPerAddress', () => {
     const connect = cappedServer(1);
     expect(connect('192.0.2.7').destroyed).toBe(false);
     expect(connect('::ffff:192.0.2.7').destroyed).toBe(true);
+    expect(connect('::ffff:c000:207').destroyed).toBe(true);
     expect(connect('::ffff:c000:208').destroyed).toBe(false);
   });
 });

@@ -93,8 +93,9 @@ export function createAuthRepository(db: Db) {
         .execute(),
 
     /**
-     * A new code of the purpose; the account's earlier open ones end with it, unless `keepEarlier`
-     * (a code still to be mailed: `retireEarlierCodes` once it is out, `deleteCode` if it cannot go).
+     * A new code of the purpose; the account's earlier open ones end with it, unless `keepEarlier`:
+     * a code still to be mailed, which counts for the limits but is not checked until `codeMailed`
+     * (or is deleted, `deleteCode`, if its mail cannot go out).
      */
     async issueCode(c: {
       userId: string;
@@ -123,29 +124,28 @@ export function createAuthRepository(db: Db) {
           token_hash: c.tokenHash,
           expires_at: c.expiresAt,
           issued_to: c.issuedTo ?? null,
+          awaiting_mail: c.keepEarlier ?? false,
         })
         .returning('id')
         .executeTakeFirstOrThrow();
       return row.id;
     },
 
-    /** Ends the account's open codes of the purpose issued before `code` (a later one stays: a resend racing this one). */
-    retireEarlierCodes: (userId: string, purpose: CodePurpose, codeId: string) =>
-      db
-        .updateTable('one_time_codes')
-        .set({ consumed_at: new Date() })
-        .where('user_id', '=', userId)
-        .where('purpose', '=', purpose)
-        .where('consumed_at', 'is', null)
-        .where('id', '!=', codeId)
-        .where('created_at', '<=', (eb) =>
-          eb.selectFrom('one_time_codes as issued').select('issued.created_at').where('issued.id', '=', codeId),
-        )
-        .execute(),
+    /**
+     * A code's mail has left: it is the one checked from now on, and the account's open codes of the
+     * purpose issued before it end (not a later one: a resend racing this one).
+     */
+    async codeMailed(userId: string, purpose: CodePurpose, codeId: string): Promise<void> {
+      await db.updateTable('one_time_codes').set({ awaiting_mail: false }).where('id', '=', codeId).execute();
+      await sql`UPDATE one_time_codes SET consumed_at = now()
+        WHERE user_id = ${userId}::uuid AND purpose = ${purpose} AND consumed_at IS NULL AND id <> ${codeId}::uuid
+          AND (created_at, id) < (SELECT created_at, id FROM one_time_codes WHERE id = ${codeId}::uuid)`.execute(db);
+    },
 
     /** A code whose mail could not go out: nobody has it, and it must not count as sent. */
     deleteCode: (codeId: string) => db.deleteFrom('one_time_codes').where('id', '=', codeId).execute(),
 
+    /** The newest code of the purpose, mailed or not (the limits: one a minute, so many an hour). */
     latestCode: (userId: string, purpose: CodePurpose) =>
       db
         .selectFrom('one_time_codes')
@@ -153,6 +153,20 @@ export function createAuthRepository(db: Db) {
         .where('user_id', '=', userId)
         .where('purpose', '=', purpose)
         .orderBy('created_at', 'desc')
+        .orderBy('id', 'desc')
+        .limit(1)
+        .executeTakeFirst(),
+
+    /** The newest code of the purpose whose mail has left: the one a try is checked against. */
+    latestMailedCode: (userId: string, purpose: CodePurpose) =>
+      db
+        .selectFrom('one_time_codes')
+        .selectAll()
+        .where('user_id', '=', userId)
+        .where('purpose', '=', purpose)
+        .where('awaiting_mail', '=', false)
+        .orderBy('created_at', 'desc')
+        .orderBy('id', 'desc')
         .limit(1)
         .executeTakeFirst(),
 
@@ -173,6 +187,7 @@ export function createAuthRepository(db: Db) {
         .selectAll()
         .where('token_hash', '=', tokenHash)
         .where('purpose', '=', 'reset')
+        .where('awaiting_mail', '=', false)
         .where('consumed_at', 'is', null)
         .where('expires_at', '>', new Date())
         .executeTakeFirst(),

@@ -16,7 +16,7 @@ import type { Logger } from 'pino';
 import type { PasswordHasher } from '../../crypto/passwords.ts';
 import { generateCode, generateLinkToken, sha256Hex } from '../../crypto/passwords.ts';
 import type { Db } from '../../db/db.ts';
-import type { CodePurpose } from '../../db/schema.ts';
+import type { CodePurpose, CodeRow } from '../../db/schema.ts';
 import {
   type AppError,
   badRequest,
@@ -175,7 +175,7 @@ export function createAuthService(deps: Deps) {
     from: string | null,
     beforeUse?: () => void,
   ): Promise<'ok' | 'wrong' | 'locked'> {
-    const row = userId ? await repo.latestCode(userId, purpose) : undefined;
+    const row = userId ? await repo.latestMailedCode(userId, purpose) : undefined;
     const foreign = Boolean(row?.issued_to) && row?.issued_to !== codeAddress(from);
     const wrong = async () => {
       // The same work as a real check: the time does not say whether there was a code to check.
@@ -276,12 +276,17 @@ export function createAuthService(deps: Deps) {
     void work.finally(() => pendingWork.delete(work));
   }
 
+  /** Used, locked (its attempt is over: sign in again) or sent a moment ago: no code to re-send. */
+  const resendable = (last: CodeRow | undefined): last is CodeRow =>
+    last !== undefined &&
+    !last.consumed_at &&
+    last.attempts < MAX_CODE_ATTEMPTS &&
+    Date.now() - last.created_at.getTime() >= RESEND_INTERVAL_MS;
+
   async function resendOpenCode(user: AccountRow, code: string, codeHash: string, ctx: RequestContext) {
     const last = await repo.latestCode(user.id, 'verify');
-    const age = last ? Date.now() - last.created_at.getTime() : Infinity;
-    // Used, locked (its attempt is over: sign in again), sent a moment ago, or the password was
-    // checked over an hour ago (resends do not extend that): nothing to re-send.
-    if (!last || last.consumed_at || last.attempts >= MAX_CODE_ATTEMPTS || age < RESEND_INTERVAL_MS) return;
+    // Nor once the password was checked over an hour ago (resends do not extend that).
+    if (!resendable(last)) return;
     if (!(await throttle.inPasswordSignIn(user.id))) return;
     if (!(await throttle.takeResend(user.id))) {
       await audit.record(
@@ -294,16 +299,24 @@ export function createAuthService(deps: Deps) {
       return;
     }
     const { at, minutes } = await codeExpiry();
-    const codeId = await repo.issueCode({
-      userId: user.id,
-      purpose: 'verify',
-      codeHash,
-      tokenHash: null,
-      expiresAt: at,
-      // The sign-in's address, not the resend's: anyone may ask for a resend.
-      issuedTo: last.issued_to,
-      keepEarlier: true,
+    // Read again under the account's lock and written there: two resends sent at once both passed
+    // the checks above, and the second now finds the first's code (or a new sign-in's) in its place.
+    const codeId = await transaction.run(async ({ auth }) => {
+      if (!(await auth.lockAccount(user.id))) return null;
+      const now = await auth.latestCode(user.id, 'verify');
+      if (!resendable(now) || now.id !== last.id) return null;
+      return auth.issueCode({
+        userId: user.id,
+        purpose: 'verify',
+        codeHash,
+        tokenHash: null,
+        expiresAt: at,
+        // The sign-in's address, not the resend's: anyone may ask for a resend.
+        issuedTo: last.issued_to,
+        keepEarlier: true,
+      });
     });
+    if (codeId === null) return;
     const mail = verificationCodeMail(user.firstname, code, minutes, user.email_verified_at ? 'login' : 'register');
     await mailIssuedCode(user.id, 'verify', codeId, { to: user.email, ...mail, devCode: code }, [
       aboutAccount(user.id, ctx, { action: 'auth.code.resend' }),
@@ -312,10 +325,11 @@ export function createAuthService(deps: Deps) {
 
   /**
    * Mails a code issued with `keepEarlier`, holding no transaction while SMTP answers (on PGlite one
-   * would hold every query of the server; on PostgreSQL a connection and the rows it locked). Once
-   * the mail is out, the account's earlier codes of the purpose end, with `sent`'s audit rows; a mail
-   * that cannot go out deletes the new code and leaves the earlier one working (docs/security.md ›
-   * Identity and sessions).
+   * would hold every query of the server; on PostgreSQL a connection and the rows it locked). Until
+   * the mail is out, tries are checked against the code the user already has; then the new code is
+   * the one checked and the earlier ones end, with `sent`'s audit rows. A mail that cannot go out
+   * deletes the new code and leaves the earlier one working (docs/decisions.md › No transaction waits
+   * on SMTP).
    */
   async function mailIssuedCode(
     userId: string,
@@ -330,10 +344,15 @@ export function createAuthService(deps: Deps) {
       await repo.deleteCode(codeId);
       throw err;
     }
-    await transaction.run(async ({ auth, audit: auditInTx }) => {
-      await auth.retireEarlierCodes(userId, purpose, codeId);
-      await auditInTx(sent);
-    });
+    try {
+      await transaction.run(async ({ auth, audit: auditInTx }) => {
+        await auth.codeMailed(userId, purpose, codeId);
+        await auditInTx(sent);
+      });
+    } catch (err) {
+      // The mail left, but its code is not checked yet (the earlier one works on): say which step failed.
+      throw new Error(`mailed, but the code could not be put in use: ${loggedMessage(err)}`, { cause: err });
+    }
   }
 
   /**
@@ -593,7 +612,7 @@ export function createAuthService(deps: Deps) {
       const code = generateCode();
       const codeHash = await hasher.hash(code);
       if (!user) return;
-      runAfterAnswer(user.id, 'code resend mail failed', () => resendOpenCode(user, code, codeHash, ctx));
+      runAfterAnswer(user.id, 'code resend failed', () => resendOpenCode(user, code, codeHash, ctx));
     },
 
     /**
@@ -603,7 +622,7 @@ export function createAuthService(deps: Deps) {
     async forgotPassword(email: string, ctx: RequestContext): Promise<void> {
       const user = await users.getByEmail(email);
       if (!user) return;
-      runAfterAnswer(user.id, 'password reset mail failed', () => issueReset(user, ctx));
+      runAfterAnswer(user.id, 'password reset failed', () => issueReset(user, ctx));
     },
 
     /** Resolves when background work (reset and resent-code mails) has finished; for tests and graceful shutdown. */

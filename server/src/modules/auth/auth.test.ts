@@ -2,7 +2,16 @@ import { AuthMessages } from '@medshare/contracts';
 import { SignJWT, UnsecuredJWT } from 'jose';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN, type TestApp, createTestApp, login, loginAdmin, newUser, uniqueName } from '../../../test/harness.ts';
+import {
+  ADMIN,
+  type SignedIn,
+  type TestApp,
+  createTestApp,
+  login,
+  loginAdmin,
+  newUser,
+  uniqueName,
+} from '../../../test/harness.ts';
 import { codeIn } from '../../../test/smtp.ts';
 import { fixture, uploadFile } from '../images/images.test-helpers.ts';
 
@@ -68,6 +77,37 @@ describe('registration', () => {
       code: codeIn(await t.smtp.lastTo(body.email)),
     });
     expect(confirm.statusCode, confirm.body).toBe(200);
+  });
+
+  it('checks a sign-in code against the one in hand while a re-sent one is being mailed', async () => {
+    const u = await newUser(t, 'patient');
+    expect((await post('/api/auth/login', { email: u.user.email, password: u.password })).statusCode).toBe(200);
+    const inHand = codeIn(await t.smtp.lastTo(u.user.email));
+    await sql`update one_time_codes set created_at = created_at - interval '2 minutes' where user_id = ${u.user.id}`.execute(
+      t.app.ctx.database.db,
+    );
+    const mail = t.smtp.holdNext();
+    await post('/api/auth/resend-code', { email: u.user.email });
+    await mail.reached;
+    const [confirmed] = await whileHeld(mail, [post('/api/auth/confirm', { email: u.user.email, code: inHand })]);
+    expect(confirmed!.statusCode).toBe(200);
+    await t.app.ctx.services.auth.settled();
+  });
+
+  it('re-sends one code to resends sent at once', async () => {
+    const u = await newUser(t, 'patient');
+    expect((await post('/api/auth/login', { email: u.user.email, password: u.password })).statusCode).toBe(200);
+    await t.smtp.lastTo(u.user.email);
+    const before = t.smtp.countTo(u.user.email);
+    await sql`update one_time_codes set created_at = created_at - interval '2 minutes' where user_id = ${u.user.id}`.execute(
+      t.app.ctx.database.db,
+    );
+    await Promise.all(Array.from({ length: 4 }, () => post('/api/auth/resend-code', { email: u.user.email })));
+    await t.app.ctx.services.auth.settled();
+    expect(t.smtp.countTo(u.user.email)).toBe(before + 1);
+    const open = await sql<{ n: number }>`select count(*)::int as n from one_time_codes
+      where user_id = ${u.user.id} and purpose = 'verify' and consumed_at is null`.execute(t.app.ctx.database.db);
+    expect(open.rows[0]!.n).toBe(1);
   });
 
   it('holds no transaction while a re-sent code is mailed, and the re-sent code then works', async () => {
@@ -573,10 +613,9 @@ describe('password reset', () => {
   });
 
   it('keeps the earlier reset link while the next mail cannot go out, and ends it once one does', async () => {
-    const u = await newUser(t, 'patient');
     const db = t.app.ctx.database.db;
     const linkIn = (mail: { text: string }) => decodeURIComponent(/token=([^\s]+)/.exec(mail.text)![1]!);
-    const forgot = async () => {
+    const forgot = async (u: SignedIn) => {
       // Past the one-a-minute rule each time.
       await sql`update one_time_codes set created_at = now() - interval '2 minutes' where user_id = ${u.user.id} and purpose = 'reset'`.execute(
         db,
@@ -584,32 +623,58 @@ describe('password reset', () => {
       await post('/api/auth/forgot-password', { email: u.user.email });
       await t.app.ctx.services.auth.settled();
     };
-    const resetCodes = async () =>
+    const resetCodes = async (u: SignedIn) =>
       (
         await sql<{ open: boolean }>`select consumed_at is null as open from one_time_codes
           where user_id = ${u.user.id} and purpose = 'reset' order by created_at`.execute(db)
       ).rows.map((r) => r.open);
 
-    await forgot();
-    const first = linkIn(await t.smtp.lastTo(u.user.email));
+    // The next mail fails: its code is gone (it counts toward no limit), and the first link works.
+    const failed = await newUser(t, 'patient');
+    await forgot(failed);
+    const kept = linkIn(await t.smtp.lastTo(failed.user.email));
     t.smtp.setFailing(true);
     try {
-      await forgot();
+      await forgot(failed);
     } finally {
       t.smtp.setFailing(false);
     }
-    // The unmailed code is gone (it counts toward no limit); the first one is still open.
-    expect(await resetCodes()).toEqual([true]);
-
-    await forgot();
-    const third = linkIn(await t.smtp.lastTo(u.user.email));
-    expect(third).not.toBe(first);
-    expect(await resetCodes()).toEqual([false, true]);
-    expect(
-      (await post('/api/auth/reset-password', { token: first, password: 'The-first-link-has-ended-6' })).statusCode,
-    ).toBe(400);
-    const reset = await post('/api/auth/reset-password', { token: third, password: 'The-third-link-works-7' });
+    expect(await resetCodes(failed)).toEqual([true]);
+    const reset = await post('/api/auth/reset-password', { token: kept, password: 'The-first-link-still-works-6' });
     expect(reset.statusCode, reset.body).toBe(200);
+
+    // The next mail goes out: the first link ends, the second works.
+    const mailed = await newUser(t, 'patient');
+    await forgot(mailed);
+    const first = linkIn(await t.smtp.lastTo(mailed.user.email));
+    await forgot(mailed);
+    const second = linkIn(await t.smtp.lastTo(mailed.user.email));
+    expect(second).not.toBe(first);
+    expect(await resetCodes(mailed)).toEqual([false, true]);
+    expect(
+      (await post('/api/auth/reset-password', { token: first, password: 'The-first-link-has-ended-7' })).statusCode,
+    ).toBe(400);
+    expect(
+      (await post('/api/auth/reset-password', { token: second, password: 'The-second-link-works-8' })).statusCode,
+    ).toBe(200);
+  });
+
+  it('checks a reset code against the one in hand while the next is being mailed', async () => {
+    const u = await newUser(t, 'patient');
+    await post('/api/auth/forgot-password', { email: u.user.email });
+    await t.app.ctx.services.auth.settled();
+    const inHand = codeIn(await t.smtp.lastTo(u.user.email));
+    await sql`update one_time_codes set created_at = now() - interval '2 minutes' where user_id = ${u.user.id} and purpose = 'reset'`.execute(
+      t.app.ctx.database.db,
+    );
+    const mail = t.smtp.holdNext();
+    await post('/api/auth/forgot-password', { email: u.user.email });
+    await mail.reached;
+    const [reset] = await whileHeld(mail, [
+      post('/api/auth/reset-password', { email: u.user.email, otp: inHand, newPassword: 'Typed-while-mailing-pass-9' }),
+    ]);
+    expect(reset!.statusCode).toBe(200);
+    await t.app.ctx.services.auth.settled();
   });
 
   it('ends every code issued before a reset: a sign-in code asked for with the old password no longer works', async () => {

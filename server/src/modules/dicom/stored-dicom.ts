@@ -48,7 +48,11 @@ export function createStoredDicom({ store, repo, engine, log }: Deps) {
     try {
       return await read(image.storage_key, wrappedOf(image), { sha256: image.sha256, size: image.size_bytes });
     } catch (err) {
-      if (err instanceof BlobNotFoundError && !(await repo.isLive(image.id))) throw notFound('Image not found');
+      if (err instanceof BlobNotFoundError && !(await repo.isLive(image.id))) {
+        // No error: the image's deletion took it. A stream already answering 200 (WADO-RS) is cut.
+        log.info({ imageId: image.id }, 'stored DICOM object deleted while being read');
+        throw notFound('Image not found');
+      }
       if (err instanceof IntegrityError || err instanceof BlobNotFoundError) throw integrityFailed(image, err);
       throw err;
     }

@@ -19,6 +19,8 @@ interface Deps {
   store: EncryptedStore;
   engine: Pick<DicomEngine, 'deidentify' | 'columnsOf'>;
   images: Pick<ImagesService, 'accessTo' | 'enqueueThumbnail'>;
+  /** Whether an image is live (images.repository.ts `isLiveImage`). */
+  isLive: (imageId: string) => Promise<boolean>;
   log: Logger;
   /** De-identifications running at once (each holds one object in a worker). */
   concurrency?: number;
@@ -79,17 +81,16 @@ interface Made {
  * their audit rows in one transaction, and calls `discard` (blobs) when that fails or the share is
  * withdrawn because its mail could not be sent (the rows go with the share's row).
  */
-export function createStudyCopies({ store, engine, images, log, concurrency = 2 }: Deps) {
+export function createStudyCopies({ store, engine, images, isLive, log, concurrency = 2 }: Deps) {
   const wrappedOf = (image: ImageRow) => ({ wrappedKey: image.wrapped_key, keyId: image.key_id });
   const madeOf = new WeakMap<PreparedCopies, Made[]>();
 
-  const loader = (actor: Actor, image: ImageRow) => async (): Promise<ArrayBuffer> => {
+  const loader = (image: ImageRow) => async (): Promise<ArrayBuffer> => {
     try {
       return await store.readAll(image.storage_key, wrappedOf(image), { sha256: image.sha256, size: image.size_bytes });
     } catch (err) {
       // Deleted since `prepare` read it: the share fails as it would a moment later (404).
-      if (err instanceof BlobNotFoundError && !(await images.accessTo(actor, image.id)))
-        throw notFound('Image not found');
+      if (err instanceof BlobNotFoundError && !(await isLive(image.id))) throw notFound('Image not found');
       if (err instanceof IntegrityError || err instanceof BlobNotFoundError) {
         log.error({ imageId: image.id, problem: err.message }, 'stored DICOM object cannot be read');
         throw new AppError(500, 'integrity_failed', 'The stored file could not be read or failed its integrity check.');
@@ -129,7 +130,7 @@ export function createStudyCopies({ store, engine, images, log, concurrency = 2 
         const work = async () => {
           while (next < sources.length) {
             const source = sources[next++]!;
-            const copy = await engine.deidentify(loader(actor, source), scope, actor.userId);
+            const copy = await engine.deidentify(loader(source), scope, actor.userId);
             if (copy.burnedInAnnotation) throw conflict(DicomMessages.burnedIn);
             const id = randomUUID();
             const stored = await store.putBuffer(id, Buffer.from(copy.bytes));
