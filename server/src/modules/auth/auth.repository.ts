@@ -83,12 +83,16 @@ export function createAuthRepository(db: Db) {
       (await sql`SELECT id FROM users WHERE id = ${userId}::uuid AND deleted_at IS NULL FOR NO KEY UPDATE`.execute(db))
         .rows.length > 0,
 
-    /** Uses up every open code of the account (after a password reset, codes issued before it end). */
-    retireCodes: (userId: string) =>
+    /**
+     * Uses up every open code of the account (after a password reset, codes issued before it end),
+     * or of one purpose (a code used: another of it, a resend's still in the mail, ends with it).
+     */
+    retireCodes: (userId: string, purpose?: CodePurpose) =>
       db
         .updateTable('one_time_codes')
         .set({ consumed_at: new Date() })
         .where('user_id', '=', userId)
+        .$if(purpose !== undefined, (q) => q.where('purpose', '=', purpose!))
         .where('consumed_at', 'is', null)
         .execute(),
 

@@ -204,7 +204,10 @@ export function createAuthService(deps: Deps) {
       if (!(await hasher.verify(row.code_hash, code))) return attempt >= MAX_CODE_ATTEMPTS ? 'locked' : 'wrong';
     }
     beforeUse?.();
-    return (await repo.consumeCode(row.id)) ? 'ok' : 'wrong';
+    if (!(await repo.consumeCode(row.id))) return 'wrong';
+    // One use per sign-in or reset: a code of the purpose still open (a resend's, mailed meanwhile) ends too.
+    await repo.retireCodes(row.user_id, purpose);
+    return 'ok';
   }
 
   async function startSession(user: AccountRow, ctx: RequestContext) {

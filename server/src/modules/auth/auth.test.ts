@@ -92,6 +92,10 @@ describe('registration', () => {
     const [confirmed] = await whileHeld(mail, [post('/api/auth/confirm', { email: u.user.email, code: inHand })]);
     expect(confirmed!.statusCode).toBe(200);
     await t.app.ctx.services.auth.settled();
+    // The sign-in is over: the code mailed meanwhile opens no second session.
+    const mailed = codeIn(await t.smtp.lastTo(u.user.email));
+    expect(mailed).not.toBe(inHand);
+    expect((await post('/api/auth/confirm', { email: u.user.email, code: mailed })).statusCode).toBe(400);
   });
 
   it('re-sends one code to resends sent at once', async () => {
