@@ -331,8 +331,8 @@ export function createAuthService(deps: Deps) {
    * would hold every query of the server; on PostgreSQL a connection and the rows it locked). Until
    * the mail is out, tries are checked against the code the user already has; then the new code is
    * the one checked and the earlier ones end, with `sent`'s audit rows. A mail that cannot go out
-   * deletes the new code and leaves the earlier one working (docs/decisions.md › No transaction waits
-   * on SMTP).
+   * deletes the new code and leaves the earlier one working (docs/decisions.md › Foundation, "No
+   * transaction waits on SMTP").
    */
   async function mailIssuedCode(
     userId: string,
