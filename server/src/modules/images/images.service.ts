@@ -176,16 +176,19 @@ export function createImagesService(deps: Deps) {
     event: { userId: string | null; action: AuditAction; ip: string | null; reason?: string },
   ): Promise<ContentAnswer> {
     const { userId, action, ip } = event;
-    if (!image || (variant === 'thumbnail' && !thumbnailReady(image))) {
-      await audit.recordQuietly({
+    /** The read's failure row: the caller's reason (a link's, a share's) and why. */
+    const refused = (recordId: string | null, why: string) =>
+      audit.recordQuietly({
         userId,
         action,
         table: 'images',
-        recordId: requestedId,
+        recordId,
         ip,
         status: 'failure',
-        reason: [event.reason, image ? 'no thumbnail' : 'not visible'].filter(Boolean).join('; '),
+        reason: [event.reason, why].filter(Boolean).join('; '),
       });
+    if (!image || (variant === 'thumbnail' && !thumbnailReady(image))) {
+      await refused(requestedId, image ? 'no thumbnail' : 'not visible');
       throw notFound(image ? 'This image has no thumbnail' : 'Image not found');
     }
     const object =
@@ -212,28 +215,12 @@ export function createImagesService(deps: Deps) {
     } catch (err) {
       if (err instanceof BlobNotFoundError && !(await repo.isLive(image.id))) {
         // Deleted since its row was read: gone, as for a read a moment later.
-        await audit.recordQuietly({
-          userId,
-          action,
-          table: 'images',
-          recordId: image.id,
-          ip,
-          status: 'failure',
-          reason: [event.reason, 'deleted meanwhile'].filter(Boolean).join('; '),
-        });
+        await refused(image.id, 'deleted meanwhile');
         throw notFound('Image not found');
       }
       if (err instanceof IntegrityError || err instanceof BlobNotFoundError) {
         log.error({ imageId: image.id, problem: err.message }, 'stored image cannot be read');
-        await audit.recordQuietly({
-          userId,
-          action,
-          table: 'images',
-          recordId: image.id,
-          ip,
-          status: 'failure',
-          reason: [event.reason, 'integrity'].filter(Boolean).join('; '),
-        });
+        await refused(image.id, 'integrity');
         throw new AppError(500, 'integrity_failed', 'The stored file could not be read or failed its integrity check.');
       }
       if (err instanceof AppError) throw err;

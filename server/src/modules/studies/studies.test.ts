@@ -49,6 +49,32 @@ async function uploadStudy(
   return { ...study, ids };
 }
 
+/**
+ * Holds the engine's de-identifications (the first only, or every one) until `release()`; `reached`
+ * resolves once the first is held, and `restore()` puts the engine back.
+ */
+function holdDeidentify({ every = false } = {}) {
+  const engine = t.app.ctx.dicomEngine as { deidentify: (...args: never[]) => Promise<unknown> };
+  const original = engine.deidentify;
+  let arrived!: () => void;
+  const reached = new Promise<void>((resolve) => (arrived = resolve));
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  engine.deidentify = async (...args) => {
+    if (!every) engine.deidentify = original;
+    arrived();
+    await released;
+    return original(...args);
+  };
+  return {
+    reached,
+    release,
+    restore: () => {
+      engine.deidentify = original;
+    },
+  };
+}
+
 const studiesOf = async (token: string): Promise<StudySummary[]> => {
   const res = await get('/api/studies?limit=100', token);
   expect(res.statusCode, res.body).toBe(200);
@@ -519,18 +545,7 @@ describe('a de-identified study share', () => {
     const patient = await newUser(t, 'patient');
     const study = await uploadStudy(owner, [2], 'Deleted while copied');
     // The share reads its sources, then de-identifies them one by one: the first is deleted meanwhile.
-    const engine = t.app.ctx.dicomEngine as { deidentify: (...args: never[]) => Promise<unknown> };
-    const original = engine.deidentify;
-    let arrived!: () => void;
-    const reached = new Promise<void>((resolve) => (arrived = resolve));
-    let release!: () => void;
-    const released = new Promise<void>((resolve) => (release = resolve));
-    engine.deidentify = async (...args) => {
-      engine.deidentify = original;
-      arrived();
-      await released;
-      return original(...args);
-    };
+    const { reached, release } = holdDeidentify();
     const sharing = post(
       `/api/studies/${study.studyUid}/share`,
       { createdfor: patient.user.id, deidentify: true },
@@ -554,18 +569,8 @@ describe('a de-identified study share', () => {
   it('refuses (404), not 500, a share whose sources are deleted, blobs and all, before their copies read them', async () => {
     const patient = await newUser(t, 'patient');
     const study = await uploadStudy(owner, [2], 'Deleted before read');
-    const engine = t.app.ctx.dicomEngine as { deidentify: (...args: never[]) => Promise<unknown> };
-    const original = engine.deidentify;
-    let arrived!: () => void;
-    const reached = new Promise<void>((resolve) => (arrived = resolve));
-    let release!: () => void;
-    const released = new Promise<void>((resolve) => (release = resolve));
     // Every de-identification waits until the sources are gone: each then reads a blob that is not there.
-    engine.deidentify = async (...args) => {
-      arrived();
-      await released;
-      return original(...args);
-    };
+    const { reached, release, restore } = holdDeidentify({ every: true });
     try {
       const sharing = post(
         `/api/studies/${study.studyUid}/share`,
@@ -584,7 +589,7 @@ describe('a de-identified study share', () => {
       expect(res.statusCode, res.body).toBe(404);
       expect(res.json().message).toBe('Image not found');
     } finally {
-      engine.deidentify = original;
+      restore();
     }
   });
 
