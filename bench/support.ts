@@ -222,7 +222,14 @@ export async function startMedShare(opts: {
       // Allocator and pool experiments for the server alone (docs/decisions.md › Memory of a server under
       // load and at rest): BENCH_SERVER_LD_PRELOAD=… reaches it as LD_PRELOAD, not the bench or Orthanc.
       ...Object.fromEntries(
-        ['GLIBC_TUNABLES', 'LD_PRELOAD', 'MALLOC_CONF', 'DICOM_WORKERS', 'VIPS_CONCURRENCY', 'UV_THREADPOOL_SIZE'].flatMap((k) => {
+        [
+          'GLIBC_TUNABLES',
+          'LD_PRELOAD',
+          'MALLOC_CONF',
+          'DICOM_WORKERS',
+          'VIPS_CONCURRENCY',
+          'UV_THREADPOOL_SIZE',
+        ].flatMap((k) => {
           const value = process.env[`BENCH_SERVER_${k}`];
           return value ? [[k, value]] : [];
         }),
