@@ -204,10 +204,15 @@ export function createAuthService(deps: Deps) {
       if (!(await hasher.verify(row.code_hash, code))) return attempt >= MAX_CODE_ATTEMPTS ? 'locked' : 'wrong';
     }
     beforeUse?.();
-    if (!(await repo.consumeCode(row.id))) return 'wrong';
-    // One use per sign-in or reset: a code of the purpose still open (a resend's, mailed meanwhile) ends too.
-    await repo.retireCodes(row.user_id, purpose);
-    return 'ok';
+    // One use per sign-in or reset: a code of the purpose still open (a resend's, mailed meanwhile) ends
+    // too, under the account's lock, so that a resend writing its code at this moment is seen or waits.
+    const used = await transaction.run(async ({ auth }) => {
+      await auth.lockAccount(row.user_id);
+      if (!(await auth.consumeCode(row.id))) return false;
+      await auth.retireCodes(row.user_id, purpose);
+      return true;
+    });
+    return used ? 'ok' : 'wrong';
   }
 
   async function startSession(user: AccountRow, ctx: RequestContext) {
@@ -349,6 +354,9 @@ export function createAuthService(deps: Deps) {
     }
     try {
       await transaction.run(async ({ auth, audit: auditInTx }) => {
+        // The account's row first, as the code's issue and a password reset take it (no deadlock over
+        // the code rows); an account deleted meanwhile has no code left to put in use.
+        if (!(await auth.lockAccount(userId))) return;
         await auth.codeMailed(userId, purpose, codeId);
         await auditInTx(sent);
       });
